@@ -1,0 +1,63 @@
+// cuda-naive: one thread per cell, a warp along a row (coalesced), one launch per step.
+#include <kernels_cuda/wave2d_CudaCheck.cuh>
+#include <kernels_cuda/wave2d_CudaKernels.hpp>
+
+#include <utility>
+
+namespace wave2d::cuda {
+
+namespace {
+
+constexpr int block_x = 32;
+constexpr int block_y = 8;
+
+template <bool UniformKappa>
+__global__ void __launch_bounds__(block_x* block_y)
+    naive_step(Grid grid, Coefficients coefficients, float t, float* __restrict__ u_prev,
+               float const* __restrict__ u) {
+  int const x = blockIdx.x * block_x + threadIdx.x;
+  int const y = blockIdx.y * block_y + threadIdx.y;
+  if (x >= grid.nx || y >= grid.ny) return;
+  std::int64_t const i = std::int64_t(y) * grid.pitch + x;
+  float const code = __ldg(coefficients.code + i);
+  float next;
+  if (code >= 0.0f) {
+    float const kappa = UniformKappa ? coefficients.kappa_uniform : __ldg(coefficients.kappa + i);
+    next = stencil(code, kappa, u_prev[i], u[i], u[i - 1] + u[i + 1] + u[i - grid.pitch] + u[i + grid.pitch]);
+  } else {
+    next = fixed_value(code, coefficients.sources, t);
+  }
+  u_prev[i] = next;
+}
+
+}  // namespace
+
+FieldPointers advance_naive(Grid grid, Coefficients const& coefficients, FieldPointers fields,
+                            std::int64_t first_step, std::int64_t n_steps,
+                            cudaStream_t stream) {
+  dim3 const block(block_x, block_y);
+  dim3 const blocks((grid.nx + block_x - 1) / block_x, (grid.ny + block_y - 1) / block_y);
+  auto const kernel = coefficients.kappa ? naive_step<false> : naive_step<true>;
+  for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
+    float const t = time_of_step(coefficients.t0, coefficients.dt, s);
+    kernel<<<blocks, block, 0, stream>>>(grid, coefficients, t, fields.previous, fields.current);
+    WAVE2D_CUDA_CHECK(cudaGetLastError());
+    std::swap(fields.previous, fields.current);
+  }
+  return fields;
+}
+
+bool device_available(char const** reason) {
+  int count = 0;
+  cudaError_t const status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    if (reason) {
+      *reason = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device present";
+    }
+    cudaGetLastError();  // clear the error so that later calls start clean
+    return false;
+  }
+  return true;
+}
+
+}  // namespace wave2d::cuda

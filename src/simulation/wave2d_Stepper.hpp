@@ -1,0 +1,23 @@
+#ifndef WAVE2D_STEPPER_HPP
+#define WAVE2D_STEPPER_HPP
+
+#include <simulation/wave2d_Fields.hpp>
+
+#include <cstdint>
+
+namespace wave2d {
+
+// One backend's time stepping, bound to a scene's coefficients.
+template <class ExecutionSpace, class MemorySpace>
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  // Runs steps fields.step .. fields.step + n_steps - 1 on `space`. May exchange the
+  // pair's views with buffers of its own: read fields.previous/current afresh after.
+  virtual void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
+                       std::int64_t n_steps) = 0;
+};
+
+}  // namespace wave2d
+
+#endif

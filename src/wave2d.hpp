@@ -1,0 +1,15 @@
+// wave2d: explicit 2D wave-equation simulation on Kokkos execution spaces.
+#ifndef WAVE2D_HPP
+#define WAVE2D_HPP
+
+#include <wave2d_Config.hpp>
+
+#include <core/wave2d_CellRule.hpp>
+#include <core/wave2d_Coefficients.hpp>
+#include <reference/wave2d_Reference.hpp>
+#include <scene/wave2d_BuiltinScenes.hpp>
+#include <scene/wave2d_Scene.hpp>
+#include <simulation/wave2d_Backends.hpp>
+#include <simulation/wave2d_Simulation.hpp>
+
+#endif

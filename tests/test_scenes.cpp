@@ -1,0 +1,144 @@
+// The built-in scenes reproduce the reference scenes of shared/SCENES.md; validation
+// refuses what cannot be simulated.
+#include <wave2d_TestHelpers.hpp>
+
+namespace wave2d::test {
+namespace {
+
+std::vector<std::int32_t> open_rows(Scene const& scene, std::int32_t wall_x) {
+  std::vector<std::int32_t> rows;
+  for (std::int32_t y = 0; y < scene.ny; ++y) {
+    if (!scene.is_wall(wall_x, y)) rows.push_back(y);
+  }
+  return rows;
+}
+
+std::vector<std::int32_t> range(std::int32_t first, std::int32_t last) {
+  std::vector<std::int32_t> rows;
+  for (auto y = first; y <= last; ++y) rows.push_back(y);
+  return rows;
+}
+
+TEST(BuiltinScenes, DoubleSlitSmallMatchesTheLab) {
+  Scene const scene = builtin_scene("double-slit-small");
+  EXPECT_EQ(scene.nx, 201);
+  EXPECT_EQ(scene.ny, 201);
+  EXPECT_EQ(scene.steps, 800);
+  EXPECT_EQ(kappa(scene.c, scene.dx, scene.dt), 0.0625f);
+  auto expected = range(87, 93);
+  for (auto y : range(107, 113)) expected.push_back(y);
+  EXPECT_EQ(open_rows(scene, 133), expected);
+  std::int64_t walls = 0;
+  for (auto w : scene.walls) walls += w;
+  EXPECT_EQ(walls, 201 - 14);  // the wall column only
+  ASSERT_EQ(scene.sources.size(), 1u);
+  EXPECT_EQ(scene.sources[0].x, 33);
+  EXPECT_EQ(scene.sources[0].y, 100);
+  EXPECT_EQ(scene.sources[0].waveform.value(0.0125f), 10.0f * sinf(2.0f * 3.14159265359f * 20.0f * 0.0125f));
+}
+
+TEST(BuiltinScenes, LargeScenesMatchTheLab) {
+  Scene const slits = builtin_scene("double-slit");
+  EXPECT_EQ(slits.nx, 3201);
+  EXPECT_EQ(slits.steps, 12800);
+  EXPECT_EQ(kappa(slits.c, slits.dx, slits.dt), 0.0625f);
+  EXPECT_FALSE(slits.is_wall(2133, 1440));
+  EXPECT_FALSE(slits.is_wall(2133, 1760));
+  EXPECT_TRUE(slits.is_wall(2133, 1600));
+  EXPECT_EQ(slits.sources[0].x, 533);
+  EXPECT_EQ(slits.sources[0].y, 1600);
+
+  Scene const point = builtin_scene("point-source");
+  EXPECT_TRUE(point.walls.empty());
+  EXPECT_EQ(point.sources[0].x, 1600);
+  EXPECT_EQ(point.sources[0].y, 1600);
+
+  Scene const slit = builtin_scene("slit");
+  EXPECT_EQ(slit.sources[0].x, 800);
+  EXPECT_EQ(slit.sources[0].waveform.frequency, 40.0f);
+  EXPECT_FALSE(slit.is_wall(1600, 1600));
+  EXPECT_TRUE(slit.is_wall(1600, 1500));
+}
+
+TEST(BuiltinScenes, UnknownNameIsRefusedWithTheList) {
+  try {
+    builtin_scene("tripple-slit");
+    FAIL() << "no error";
+  } catch (SceneError const& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown scene 'tripple-slit'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("double-slit-small"), std::string::npos);
+  }
+}
+
+TEST(BuiltinScenes, AllValidate) {
+  for (auto const& info : builtin_scenes()) {
+    EXPECT_NO_THROW(validate(builtin_scene(info.name))) << info.name;
+  }
+}
+
+TEST(Damping, QuadraticRampOfTheLab) {
+  Scene const scene = builtin_scene("double-slit-small");
+  EXPECT_EQ(damping_at(scene, 0, 100), 0.5f);
+  EXPECT_EQ(damping_at(scene, 100, 100), 0.0f);
+  EXPECT_EQ(damping_at(scene, 20, 100), 0.0f);
+  EXPECT_NEAR(damping_at(scene, 10, 100), 0.5f * 0.25f, 1e-6f);
+}
+
+void expect_refused(Scene const& scene, std::string const& fragment) {
+  try {
+    validate(scene);
+    FAIL() << "accepted a scene that should fail with: " << fragment;
+  } catch (SceneError const& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Validation, RefusesWhatCannotBeSimulated) {
+  Scene const good = builtin_scene("double-slit-small");
+  Scene s = good;
+  s.nx = 0;
+  expect_refused(s, "grid size must be positive");
+  s = good;
+  s.ny = -3;
+  expect_refused(s, "grid size must be positive");
+  s = good;
+  s.dt = 0.9f * s.dx;
+  expect_refused(s, "unstable time step");
+  EXPECT_NO_THROW(validate(s, {.allow_unstable = true}));
+  s = good;
+  s.sources.push_back({201, 5, {}});
+  expect_refused(s, "outside the 201 x 201 grid");
+  s = good;
+  s.sources.push_back(s.sources[0]);
+  expect_refused(s, "two sources share the cell (33, 100)");
+  s = good;
+  s.walls.resize(10);
+  expect_refused(s, "wall mask has 10 cells");
+  s = good;
+  s.speed.assign(s.cells(), 1.0f);
+  s.speed[5] = -1.0f;
+  expect_refused(s, "wave speed must be positive");
+  s = good;
+  s.speed.assign(s.cells(), 3.0f);
+  expect_refused(s, "unstable time step");
+  s = good;
+  s.steps = -1;
+  expect_refused(s, "steps must not be negative");
+}
+
+TEST(Coefficients, CodesFollowTheRule) {
+  Scene scene = builtin_scene("double-slit-small");
+  scene.sources.push_back({133, 10, {}});  // on the wall: the wall wins
+  auto const c = precompute_coefficients(scene);
+  EXPECT_EQ(c.code[scene.index(0, 50)], cell_code::fixed_zero);
+  EXPECT_EQ(c.code[scene.index(133, 0)], cell_code::fixed_zero);
+  EXPECT_EQ(c.code[scene.index(133, 10)], cell_code::fixed_zero);
+  EXPECT_EQ(c.code[scene.index(133, 90)], damping_at(scene, 133, 90));
+  EXPECT_EQ(c.code[scene.index(33, 100)], cell_code::source(0));
+  EXPECT_EQ(cell_code::source_index(cell_code::source(12345)), 12345);
+  EXPECT_TRUE(c.kappa.empty());
+  EXPECT_EQ(c.kappa_uniform, 0.0625f);
+}
+
+}  // namespace
+}  // namespace wave2d::test

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 namespace wave2d::cuda {
 
@@ -50,6 +51,8 @@ enum class ShmemVariant {
 };
 
 ShmemShape shmem_shape(ShmemVariant variant);
+std::string describe(ShmemShape const& shape);  // e.g. "tile 64x32, 1x8 cells/thread, T=8, padded"
+std::string naive_configuration();
 
 // cuda-naive: one launch per step, in place (u_next overwrites previous). Returns the
 // pair after n_steps: the same two pointers, swapped when n_steps is odd.

@@ -2,6 +2,8 @@
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 namespace wave2d::cuda {
@@ -16,18 +18,22 @@ __global__ void __launch_bounds__(block_x* block_y)
     naive_step(Grid grid, Coefficients coefficients, float t, float* __restrict__ u_prev,
                float const* __restrict__ u) {
   int const x = blockIdx.x * block_x + threadIdx.x;
-  int const y = blockIdx.y * block_y + threadIdx.y;
-  if (x >= grid.nx || y >= grid.ny) return;
-  std::int64_t const i = std::int64_t(y) * grid.pitch + x;
-  float const code = __ldg(coefficients.code + i);
-  float next;
-  if (code >= 0.0f) {
-    float const kappa = UniformKappa ? coefficients.kappa_uniform : __ldg(coefficients.kappa + i);
-    next = stencil(code, kappa, u_prev[i], u[i], u[i - 1] + u[i + 1] + u[i - grid.pitch] + u[i + grid.pitch]);
-  } else {
-    next = fixed_value(code, coefficients.sources, t);
+  if (x >= grid.nx) return;
+  // Large grids have more rows than a launch may have blocks in y.
+  for (int y = blockIdx.y * block_y + threadIdx.y; y < grid.ny; y += gridDim.y * block_y) {
+    std::int64_t const i = std::int64_t(y) * grid.pitch + x;
+    float const code = __ldg(coefficients.code + i);
+    float next;
+    if (code >= 0.0f) {
+      float const kappa =
+          UniformKappa ? coefficients.kappa_uniform : __ldg(coefficients.kappa + i);
+      next = stencil(code, kappa, u_prev[i], u[i],
+                     u[i - 1] + u[i + 1] + u[i - grid.pitch] + u[i + grid.pitch]);
+    } else {
+      next = fixed_value(code, coefficients.sources, t);
+    }
+    u_prev[i] = next;
   }
-  u_prev[i] = next;
 }
 
 }  // namespace
@@ -36,7 +42,8 @@ FieldPointers advance_naive(Grid grid, Coefficients const& coefficients, FieldPo
                             std::int64_t first_step, std::int64_t n_steps,
                             cudaStream_t stream) {
   dim3 const block(block_x, block_y);
-  dim3 const blocks((grid.nx + block_x - 1) / block_x, (grid.ny + block_y - 1) / block_y);
+  dim3 const blocks((grid.nx + block_x - 1) / block_x,
+                    std::min((grid.ny + block_y - 1) / block_y, 65535));
   auto const kernel = coefficients.kappa ? naive_step<false> : naive_step<true>;
   for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
     float const t = time_of_step(coefficients.t0, coefficients.dt, s);
@@ -45,6 +52,10 @@ FieldPointers advance_naive(Grid grid, Coefficients const& coefficients, FieldPo
     std::swap(fields.previous, fields.current);
   }
   return fields;
+}
+
+std::string naive_configuration() {
+  return "block " + std::to_string(block_x) + "x" + std::to_string(block_y) + ", 1 cell/thread";
 }
 
 bool device_available(char const** reason) {

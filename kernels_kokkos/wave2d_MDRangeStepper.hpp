@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -31,6 +32,11 @@ struct MDRangeTiling {
   using order = std::conditional_t<is_cuda, XY, YX>;
   // CUDA: a block of 32 x 8 threads. Host: tiles of 4 rows by 512 cells.
   static constexpr std::array<int, 2> tile = is_cuda ? std::array{32, 8} : std::array{4, 512};
+
+  static std::string describe() {
+    return std::string(is_cuda ? "order (x, y), tile " : "order (y, x), tile ") +
+           std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
+  }
 };
 
 template <class MemorySpace, bool UniformKappa>

@@ -1,38 +1,9 @@
 // Every backend of the build, on every execution space, against the reference.
 #include <wave2d_TestHelpers.hpp>
 
-#include <random>
 
 namespace wave2d::test {
 namespace {
-
-// A scene on an nx x ny grid with c·dt/dx = 0.5 and the default damping layer.
-Scene plain_scene(std::int32_t nx, std::int32_t ny) {
-  Scene scene;
-  scene.name = "test";
-  scene.nx = nx;
-  scene.ny = ny;
-  scene.dx = 0.01f;
-  scene.dt = 0.005f;
-  scene.steps = 10;
-  return scene;
-}
-
-// Walls on a random tenth of the cells, two sources of each waveform, a random
-// speed in [0.6, 1.4]·c: everything the rule has, anywhere on the grid.
-Scene busy_scene(std::int32_t nx, std::int32_t ny, std::uint32_t seed) {
-  Scene scene = plain_scene(nx, ny);
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  scene.walls.resize(scene.cells());
-  for (auto& w : scene.walls) w = uniform(generator) < 0.1f;
-  scene.speed.resize(scene.cells());
-  for (auto& c : scene.speed) c = 0.6f + 0.8f * uniform(generator);
-  scene.dt = 0.004f;  // c·dt/dx = 0.56 at 1.4·c
-  scene.sources.push_back({nx / 3, ny / 2, {Waveform::Shape::sine, 2.0f, 30.0f, 0.0f}});
-  scene.sources.push_back({2 * nx / 3, ny / 3, {Waveform::Shape::ricker, 5.0f, 25.0f, 0.02f}});
-  return scene;
-}
 
 class BackendTest : public testing::TestWithParam<BackendCase> {
  protected:

@@ -46,8 +46,8 @@ Scene double_slit(std::string_view name, std::int32_t n, float eps) {
   return scene;
 }
 
-Scene point_source(std::string_view name) {
-  Scene scene = unit_square(name, 3201);
+Scene point_source(std::string_view name, std::int32_t n) {
+  Scene scene = unit_square(name, n);
   scene.sources.push_back({(scene.nx - 1) / 2, (scene.ny - 1) / 2, sine(10.0f, 20.0f)});
   return scene;
 }
@@ -76,13 +76,17 @@ std::vector<BuiltinSceneInfo> const& builtin_scenes() {
 Scene builtin_scene(std::string_view name) {
   if (name == "double-slit") return double_slit(name, 3201, 0.0f);
   if (name == "double-slit-small") return double_slit(name, 201, 1e-6f);
-  if (name == "point-source") return point_source(name);
+  if (name == "point-source") return point_source(name, 3201);
   if (name == "slit") return slit(name);
   std::string known;
   for (auto const& info : builtin_scenes()) {
     known += (known.empty() ? "" : ", ") + std::string(info.name);
   }
   throw SceneError("unknown scene '" + std::string(name) + "' (built-in scenes: " + known + ")");
+}
+
+Scene point_source_scene(std::int32_t n) {
+  return point_source("point-source-" + std::to_string(n), n);
 }
 
 }  // namespace wave2d

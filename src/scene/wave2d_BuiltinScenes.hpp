@@ -4,6 +4,7 @@
 
 #include <scene/wave2d_Scene.hpp>
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,9 @@ std::vector<BuiltinSceneInfo> const& builtin_scenes();
 
 // Throws SceneError listing the known names when `name` is not one of them.
 Scene builtin_scene(std::string_view name);
+
+// point-source's geometry on an n x n grid, by the same rules (the benches' size sweep).
+Scene point_source_scene(std::int32_t n);
 
 }  // namespace wave2d
 

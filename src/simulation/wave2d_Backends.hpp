@@ -30,6 +30,7 @@ template <class ExecutionSpace, class MemorySpace>
 struct Backend {
   std::string_view name;
   std::string_view summary;
+  std::string configuration;  // tile shape, fused steps...: what a benchmark report shows
   std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> (*make)(Scene const&,
                                                                 Coefficients<MemorySpace> const&);
 };
@@ -43,27 +44,27 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
   std::vector<Backend<ExecutionSpace, MemorySpace>> list;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
     list.push_back({"reference", "sequential reference (the oracle), evaluates the scene per cell",
-                    [](Scene const& scene, C const&) -> Made {
+                    "sequential", [](Scene const& scene, C const&) -> Made {
                       return std::make_unique<Details::ReferenceStepper<ExecutionSpace, MemorySpace>>(scene);
                     }});
   }
   list.push_back({"kokkos-mdrange", "portable Kokkos MDRangePolicy, one launch per step",
-                  [](Scene const&, C const& c) -> Made {
+                  kokkos::MDRangeTiling<ExecutionSpace>::describe(), [](Scene const&, C const& c) -> Made {
                     return std::make_unique<kokkos::MDRangeStepper<ExecutionSpace, MemorySpace>>(c);
                   }});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",
-                    [](Scene const&, C const& c) -> Made {
+                    cuda::naive_configuration(), [](Scene const&, C const& c) -> Made {
                       return std::make_unique<Details::CudaNaiveStepper<MemorySpace>>(c);
                     }});
     list.push_back({"cuda-shmem", "hand-written CUDA, shared-memory tiles fusing T steps",
-                    [](Scene const&, C const& c) -> Made {
+                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::tuned)), [](Scene const&, C const& c) -> Made {
                       return std::make_unique<Details::CudaShmemStepper<MemorySpace>>(
                           c, cuda::ShmemVariant::tuned);
                     }});
     list.push_back({"cuda-shmem-seed", "cuda-shmem in the seed chapter's configuration",
-                    [](Scene const&, C const& c) -> Made {
+                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::seed)), [](Scene const&, C const& c) -> Made {
                       return std::make_unique<Details::CudaShmemStepper<MemorySpace>>(
                           c, cuda::ShmemVariant::seed);
                     }});

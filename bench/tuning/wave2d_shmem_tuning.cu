@@ -1,0 +1,210 @@
+// Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
+// how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
+//   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
+#include <kernels_cuda/wave2d_CudaCheck.cuh>
+#include <kernels_cuda/wave2d_ShmemKernel.cuh>
+#include <core/wave2d_Coefficients.hpp>
+#include <scene/wave2d_BuiltinScenes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace wave2d;
+using namespace wave2d::cuda;
+
+struct Buffers {
+  Grid grid;
+  std::vector<float*> owned;
+  Coefficients coefficients;
+  FieldPointers fields, scratch;
+
+  explicit Buffers(Scene const& scene) {
+    auto const host = precompute_coefficients(scene);
+    grid = {scene.nx, scene.ny, scene.nx};
+    std::size_t const bytes = std::size_t(scene.cells()) * sizeof(float);
+    auto make = [&] {
+      float* p = nullptr;
+      WAVE2D_CUDA_CHECK(cudaMalloc(&p, bytes));
+      owned.push_back(p);
+      return p;
+    };
+    float* code = make();
+    WAVE2D_CUDA_CHECK(cudaMemcpy(code, host.code.data(), bytes, cudaMemcpyHostToDevice));
+    Waveform* sources = nullptr;
+    WAVE2D_CUDA_CHECK(cudaMalloc(&sources, host.sources.size() * sizeof(Waveform) + 1));
+    WAVE2D_CUDA_CHECK(cudaMemcpy(sources, host.sources.data(),
+                                 host.sources.size() * sizeof(Waveform),
+                                 cudaMemcpyHostToDevice));
+    owned.push_back(reinterpret_cast<float*>(sources));
+    coefficients = {code, nullptr, host.kappa_uniform, sources, host.t0, host.dt};
+    fields = {make(), make()};
+    scratch = {make(), make()};
+  }
+  ~Buffers() {
+    for (float* p : owned) cudaFree(p);
+  }
+  void reset() {
+    std::size_t const bytes = std::size_t(grid.nx) * grid.ny * sizeof(float);
+    for (float* p : {fields.previous, fields.current, scratch.previous, scratch.current}) {
+      WAVE2D_CUDA_CHECK(cudaMemset(p, 0, bytes));
+    }
+  }
+};
+
+struct Variant {
+  std::string name;
+  ShmemShape shape;
+  std::function<FieldPointers(Buffers&, std::int64_t, cudaStream_t)> run;
+  cudaFuncAttributes attributes;
+};
+
+template <int TX, int TY, int CX, int CY, int T, int Pad>
+Variant shmem_variant() {
+  using Tile = ShmemTile<TX, TY, CX, CY, T, Pad>;
+  Variant v;
+  v.shape = Tile::shape();
+  v.name = describe(v.shape);
+  v.run = [](Buffers& b, std::int64_t steps, cudaStream_t stream) {
+    return advance_tiles<Tile>(b.grid, b.coefficients, b.fields, b.scratch, 0, steps, stream);
+  };
+  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, shmem_steps<Tile, true>));
+  return v;
+}
+
+std::vector<float> download(float const* p, Grid grid) {
+  std::vector<float> host(std::size_t(grid.nx) * grid.ny);
+  WAVE2D_CUDA_CHECK(cudaMemcpy(host.data(), p, host.size() * sizeof(float),
+                               cudaMemcpyDeviceToHost));
+  return host;
+}
+
+double relative_rmse(std::vector<float> const& a, std::vector<float> const& b) {
+  double sa = 0, sd = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    sa += double(a[i]) * a[i];
+    sd += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  }
+  return std::sqrt(sd / sa);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string scene_name = "double-slit";
+  std::int64_t steps = -1;
+  int repetitions = 3;
+  std::string csv;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string const arg = argv[i];
+    if (arg == "--scene") scene_name = argv[i + 1];
+    else if (arg == "--steps") steps = std::stoll(argv[i + 1]);
+    else if (arg == "--repetitions") repetitions = std::stoi(argv[i + 1]);
+    else if (arg == "--csv") csv = argv[i + 1];
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+  try {
+    char const* reason = nullptr;
+    if (!device_available(&reason)) {
+      std::fprintf(stderr, "no CUDA device: %s\n", reason);
+      return 1;
+    }
+    Scene const scene = builtin_scene(scene_name);
+    if (steps < 0) steps = scene.steps;
+    cudaDeviceProp prop;
+    WAVE2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device %s, scene %s %dx%d, %lld steps, median of %d\n", prop.name,
+                scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(steps),
+                repetitions);
+
+    Buffers buffers(scene);
+    cudaStream_t stream;
+    WAVE2D_CUDA_CHECK(cudaStreamCreate(&stream));
+    cudaEvent_t start, stop;
+    WAVE2D_CUDA_CHECK(cudaEventCreate(&start));
+    WAVE2D_CUDA_CHECK(cudaEventCreate(&stop));
+
+    std::vector<Variant> variants;
+    {
+      Variant naive;
+      naive.name = "cuda-naive (" + naive_configuration() + ")";
+      naive.shape = {};
+      naive.run = [](Buffers& b, std::int64_t n, cudaStream_t s) {
+        return advance_naive(b.grid, b.coefficients, b.fields, 0, n, s);
+      };
+      naive.attributes = {};
+      variants.push_back(naive);
+    }
+    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed's shape
+    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
+    variants.push_back(shmem_variant<48, 48, 1, 8, 8, 0>());
+    variants.push_back(shmem_variant<56, 56, 1, 8, 4, 0>());
+    variants.push_back(shmem_variant<112, 16, 1, 4, 8, 0>());
+    variants.push_back(shmem_variant<112, 48, 1, 8, 8, 0>());
+    variants.push_back(shmem_variant<112, 48, 1, 8, 8, 1>());
+    variants.push_back(shmem_variant<120, 56, 1, 8, 4, 0>());
+    variants.push_back(shmem_variant<116, 52, 1, 8, 6, 0>());
+    variants.push_back(shmem_variant<104, 40, 1, 8, 12, 0>());
+    variants.push_back(shmem_variant<112, 112, 1, 16, 8, 0>());
+    variants.push_back(shmem_variant<112, 112, 1, 32, 8, 0>());
+    variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
+    variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
+    variants.push_back(shmem_variant<48, 112, 1, 16, 8, 0>());
+
+    std::vector<float> naive_previous, naive_current;
+    double naive_ms = 0;
+    std::FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
+    if (out) std::fprintf(out, "variant,ms,gcells_per_s,ratio_to_naive,rmse_previous,rmse_current,registers,local_bytes\n");
+    std::printf("%-55s %9s %9s %7s %10s %10s %5s %5s\n", "variant", "ms", "GCells/s", "x naive",
+                "rmse prev", "rmse cur", "regs", "local");
+    for (auto& v : variants) {
+      std::vector<float> times;
+      FieldPointers result{};
+      for (int r = 0; r <= repetitions; ++r) {  // r == 0 warms up
+        buffers.reset();
+        WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
+        WAVE2D_CUDA_CHECK(cudaDeviceSynchronize());
+        WAVE2D_CUDA_CHECK(cudaEventRecord(start, stream));
+        result = v.run(buffers, steps, stream);
+        WAVE2D_CUDA_CHECK(cudaEventRecord(stop, stream));
+        WAVE2D_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        WAVE2D_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (r > 0) times.push_back(ms);
+      }
+      std::sort(times.begin(), times.end());
+      double const ms = times[times.size() / 2];
+      auto const previous = download(result.previous, buffers.grid);
+      auto const current = download(result.current, buffers.grid);
+      if (naive_previous.empty()) {
+        naive_previous = previous;
+        naive_current = current;
+        naive_ms = ms;
+      }
+      double const gcells = double(scene.cells()) * double(steps) / (ms * 1e-3) / 1e9;
+      double const e0 = relative_rmse(naive_previous, previous);
+      double const e1 = relative_rmse(naive_current, current);
+      std::printf("%-55s %9.2f %9.1f %7.2f %10.2e %10.2e %5d %5zu\n", v.name.c_str(), ms, gcells,
+                  naive_ms / ms, e0, e1, v.attributes.numRegs, v.attributes.localSizeBytes);
+      if (out) {
+        std::fprintf(out, "\"%s\",%.4f,%.3f,%.4f,%.3e,%.3e,%d,%zu\n", v.name.c_str(), ms, gcells,
+                     naive_ms / ms, e0, e1, v.attributes.numRegs, v.attributes.localSizeBytes);
+      }
+    }
+    if (out) std::fclose(out);
+    WAVE2D_CUDA_CHECK(cudaStreamDestroy(stream));
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

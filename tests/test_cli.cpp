@@ -1,1 +1,320 @@
-// (being written)
+// The `wave2d` program as a user runs it: each test runs the real binary in a fresh
+// directory and checks its output, its files, and that bad input leaves nothing behind.
+#include <io/wave2d_Output.hpp>
+#include <reference/wave2d_Reference.hpp>
+#include <scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d_Config.hpp>
+#include <wave2d_TestFiles.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace wave2d::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+bool contains(std::string const& text, std::string const& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A scene file in the format of docs/scene-files.md: a small grid and a 20 Hz source.
+std::string scene_file(std::string const& grid, std::string const& time,
+                       std::string const& more = "") {
+  return "[grid]\n" + grid + "\n[time]\n" + time + "\n" + more +
+         "[[sources]]\nx = 10\ny = 10\nfrequency = 20.0\n";
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directory(work());
+    fs::create_directory(inputs());
+    write_text(inputs() / "blocker", "a file where a directory is expected\n");
+    write_text(inputs() / "tiny.toml",
+               "name = \"tiny room\"\n" + scene_file("nx = 40\nny = 30", "steps = 50"));
+    write_text(inputs() / "malformed.toml", "[grid]\nnx = 40\nny = = 30\n");
+    write_text(inputs() / "source-outside.toml",
+               scene_file("nx = 8\nny = 8", "steps = 5"));
+    write_text(inputs() / "wall-outside.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5",
+                          "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 45 }\n"));
+    write_text(inputs() / "unstable.toml", scene_file("nx = 40\nny = 30", "steps = 5\ndt = 0.1"));
+    // 4e18 cells: refused before anything is allocated, or when the wall mask cannot be.
+    std::string const huge_grid = "nx = 2000000000\nny = 2000000000\ndx = 1.0";
+    write_text(inputs() / "huge.toml", scene_file(huge_grid, "steps = 5\ndt = 0.25"));
+    write_text(inputs() / "huge-with-walls.toml",
+               scene_file(huge_grid, "steps = 5\ndt = 0.25",
+                          "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
+  }
+
+  // Runs `wave2d <arguments>` in work(), an empty directory; stdout and stderr are
+  // captured outside it. One thread, and no OpenMP binding warning from Kokkos.
+  Result wave2d(std::string const& arguments, std::string const& environment = "") const {
+    auto const out = root_.path() / "stdout";
+    auto const err = root_.path() / "stderr";
+    std::string const command = "cd '" + work().string() +
+                                "' && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false " + environment +
+                                " '" WAVE2D_CLI "' " + arguments + " >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
+    int const status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
+  }
+
+  fs::path work() const { return root_.path() / "work"; }
+  fs::path inputs() const { return root_.path() / "inputs"; }
+  std::vector<std::string> work_contents() const {
+    std::vector<std::string> names;
+    for (auto const& entry : fs::recursive_directory_iterator(work())) {
+      names.push_back(fs::relative(entry.path(), work()).string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  // A program called ffmpeg, first on PATH, that runs `script` (sh).
+  std::string fake_ffmpeg(std::string const& script) const {
+    auto const bin = root_.path() / "bin";
+    fs::create_directory(bin);
+    write_text(bin / "ffmpeg", "#!/bin/sh\n" + script);
+    fs::permissions(bin / "ffmpeg", fs::perms::owner_all);
+    return "PATH='" + bin.string() + "':\"$PATH\"";
+  }
+
+  TemporaryDirectory root_;
+};
+
+// The pair the reference computes for `steps` steps of the scene.
+std::vector<float> reference_pair(Scene const& scene, std::int64_t steps) {
+  std::vector<float> u0(scene.cells()), u1(scene.cells());
+  auto const [previous, current] = reference::run(scene, 0, steps, u0.data(), u1.data());
+  std::vector<float> pair(previous, previous + scene.cells());
+  pair.insert(pair.end(), current, current + scene.cells());
+  return pair;
+}
+
+void expect_reference_npy(fs::path const& path, std::int64_t steps) {
+  Scene const scene = builtin_scene("double-slit-small");
+  std::string const bytes = read_file(path);
+  Npy const npy = parse_npy(bytes);
+  EXPECT_EQ(npy.header.find("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 201, 201), }"),
+            0u)
+      << npy.header;
+  EXPECT_EQ(bytes.size(), 10 + npy.header.size() + 2 * 201 * 201 * sizeof(float));
+  // The CPU backends compute the reference's float expression in its order, in chunks or not.
+  EXPECT_TRUE(npy.data == reference_pair(scene, steps)) << "the .npy differs from the reference";
+}
+
+std::vector<std::string> with_images(std::vector<std::string> files,
+                                     std::vector<std::string> const& images) {
+  if (can_write_png) files.insert(files.end(), images.begin(), images.end());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_F(Cli, ScenesListsTheBuiltinScenes) {
+  Result const result = wave2d("scenes");
+  EXPECT_EQ(result.status, 0) << result.err;
+  for (auto const& info : builtin_scenes()) {
+    EXPECT_TRUE(contains(result.out, std::string(info.name))) << result.out;
+    EXPECT_TRUE(contains(result.out, std::string(info.description))) << result.out;
+  }
+  EXPECT_TRUE(contains(result.out, "201 x 201")) << result.out;
+  EXPECT_TRUE(contains(result.out, "3201 x 3201")) << result.out;
+  EXPECT_TRUE(contains(result.out, "12800")) << result.out;
+}
+
+TEST_F(Cli, HelpAndVersion) {
+  Result const version = wave2d("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out.find("wave2d " WAVE2D_VERSION), 0u) << version.out;
+
+  Result const help = wave2d("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_TRUE(contains(help.out, "run") && contains(help.out, "scenes")) << help.out;
+
+  Result const run_help = wave2d("run --help");
+  EXPECT_EQ(run_help.status, 0);
+  for (auto option : {"--scene", "--backend", "--steps", "--output", "--frames-every",
+                      "--save-npy", "--allow-unstable", "kokkos-mdrange"}) {
+    EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
+  }
+  EXPECT_TRUE(work_contents().empty());
+}
+
+TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
+  Result const result = wave2d(
+      "run --scene double-slit-small --steps 20 --save-npy f.npy --output o");
+  ASSERT_EQ(result.status, 0) << result.err;
+  for (auto part : {"double-slit-small", "201 x 201", "20", "kokkos-mdrange", "GCells/s",
+                    "wrote f.npy"}) {
+    EXPECT_TRUE(contains(result.out, part)) << part << " in\n" << result.out;
+  }
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"o", "o/double-slit-small.png"}));
+  expect_reference_npy(work() / "f.npy", 20);
+}
+
+TEST_F(Cli, RunsTheReferenceBackendAndSceneFiles) {
+  // Kokkos gets its own arguments; the reference runs on a host space, which has threads.
+  Result const reference = wave2d(
+      "run --scene double-slit-small --backend reference --steps 20 --save-npy f.npy --output . "
+      "--kokkos-num-threads=1");
+  ASSERT_EQ(reference.status, 0) << reference.err;
+  EXPECT_TRUE(contains(reference.out, "(1 thread)")) << reference.out;
+  expect_reference_npy(work() / "f.npy", 20);
+
+  Result const file = wave2d("run --scene '" + (inputs() / "tiny.toml").string() + "' --output o");
+  ASSERT_EQ(file.status, 0) << file.err;
+  EXPECT_TRUE(contains(file.out, "tiny room")) << file.out;
+  EXPECT_TRUE(contains(file.out, "40 x 30")) << file.out;
+  EXPECT_TRUE(contains(file.out, "50")) << file.out;  // the file's steps
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"double-slit-small.png", "o",
+                                                     "o/tiny_room.png"}));
+}
+
+TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
+  std::string const path =
+      fake_ffmpeg("echo \"$@\" > '" + (inputs() / "ffmpeg-arguments").string() +
+                  "'\nfor last; do :; done\necho video > \"$last\"\n");
+  Result const result = wave2d(
+      "run --scene double-slit-small --steps 25 --frames-every 10 --output o --save-npy f.npy",
+      path);
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_reference_npy(work() / "f.npy", 25);  // frames cut the run into chunks: same result
+  if (!can_write_png) {
+    EXPECT_TRUE(contains(result.err, "libpng")) << result.err;
+    return;
+  }
+  EXPECT_EQ(work_contents(),
+            (std::vector<std::string>{"f.npy", "o", "o/double-slit-small.mp4",
+                                      "o/double-slit-small.png", "o/double-slit-small_00000.png",
+                                      "o/double-slit-small_00001.png",
+                                      "o/double-slit-small_00002.png"}));
+  EXPECT_EQ(read_file(work() / "o/double-slit-small.png"),
+            read_file(work() / "o/double-slit-small_00002.png"));  // the last frame is final
+  EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out;
+  std::string const arguments = read_file(inputs() / "ffmpeg-arguments");
+  for (auto part : {"-framerate 30", "double-slit-small_%05d.png", "-frames:v 3", "pad=",
+                    "-c:v libx264", "-pix_fmt yuv420p"}) {
+    EXPECT_TRUE(contains(arguments, part)) << part << " in\n" << arguments;
+  }
+}
+
+TEST_F(Cli, WithoutFfmpegTheFramesStayAndANoteSaysSo) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  Result const result = wave2d("run --scene double-slit-small --steps 4 --frames-every 2",
+                               "PATH=/nonexistent");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(contains(result.err, "no ffmpeg on PATH")) << result.err;
+  EXPECT_EQ(work_contents(),
+            (std::vector<std::string>{"out", "out/double-slit-small.png",
+                                      "out/double-slit-small_00000.png",
+                                      "out/double-slit-small_00001.png"}));
+}
+
+TEST_F(Cli, AFailingFfmpegCostsOnlyTheVideo) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  std::string const path =
+      fake_ffmpeg("for last; do :; done\necho half a video > \"$last\"\nexit 3\n");
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 4 --frames-every 4 --output o", path);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(contains(result.err, "warning: no video: ffmpeg exited with status 3"))
+      << result.err;
+  EXPECT_EQ(work_contents(), (std::vector<std::string>{"o", "o/double-slit-small.png",
+                                                       "o/double-slit-small_00000.png"}));
+}
+
+TEST_F(Cli, AllowUnstableRunsWhatValidationRefuses) {
+  Result const result = wave2d("run --scene '" + (inputs() / "unstable.toml").string() +
+                               "' --allow-unstable --save-npy f.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/unstable.png"}));
+}
+
+struct BadInput {
+  std::string name;
+  std::string arguments;  // "@" stands for the directory of the inputs, "+" for outputs
+  std::string message;
+  int status = 2;
+};
+
+void PrintTo(BadInput const& bad, std::ostream* out) { *out << bad.name; }
+
+class CliBadInput : public Cli, public ::testing::WithParamInterface<BadInput> {};
+
+TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
+  BadInput const& bad = GetParam();
+  if (bad.name == "output_directory_is_a_file" && !can_write_png) {
+    GTEST_SKIP() << "built without libpng: the output directory is not used";
+  }
+  std::string arguments = bad.arguments;
+  for (auto at = arguments.find('@'); at != std::string::npos; at = arguments.find('@')) {
+    arguments.replace(at, 1, inputs().string());
+  }
+  if (arguments.ends_with(" +")) {
+    arguments.replace(arguments.size() - 1, 1, "--output o --save-npy f.npy --frames-every 5");
+  }
+  Result const result = wave2d(arguments);
+  EXPECT_EQ(result.status, bad.status) << result.err;
+  EXPECT_EQ(result.err.find("wave2d: error: "), 0u) << result.err;
+  EXPECT_TRUE(contains(result.err, bad.message)) << "expected '" << bad.message << "' in\n"
+                                                 << result.err;
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "not one line:\n" << result.err;
+  EXPECT_TRUE(work_contents().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, CliBadInput,
+    ::testing::Values(
+        BadInput{"unknown_scene", "run --scene triple-slit +", "unknown scene 'triple-slit'"},
+        BadInput{"missing_scene_file", "run --scene @/missing.toml +",
+                 "/missing.toml': neither a built-in scene"},
+        BadInput{"malformed_scene_file", "run --scene @/malformed.toml +", "malformed.toml:3: "},
+        BadInput{"source_outside_the_grid", "run --scene @/source-outside.toml +",
+                 "source-outside.toml:7: sources[0].x: 10 lies outside the grid"},
+        BadInput{"wall_outside_the_grid", "run --scene @/wall-outside.toml +",
+                 "walls[0].rect.y1: 45 lies outside the grid"},
+        BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step"},
+        BadInput{"unknown_backend", "run --scene double-slit-small --backend warp-drive +",
+                 "unknown backend 'warp-drive' (available: "},
+        BadInput{"zero_steps", "run --scene double-slit-small --steps 0 +",
+                 "--steps: must be a positive whole number, got '0'"},
+        BadInput{"negative_steps", "run --scene double-slit-small --steps -3 +",
+                 "--steps: must be a positive whole number, got '-3'"},
+        BadInput{"zero_frames_every", "run --scene double-slit-small --frames-every 0",
+                 "--frames-every: must be a positive whole number"},
+        BadInput{"negative_frames_every", "run --scene double-slit-small --frames-every=-2",
+                 "--frames-every: must be a positive whole number"},
+        BadInput{"output_directory_is_a_file",
+                 "run --scene double-slit-small --output @/blocker --save-npy f.npy",
+                 "blocker' is not a directory"},
+        BadInput{"npy_below_a_file", "run --scene double-slit-small --save-npy @/blocker/f.npy",
+                 "blocker' is not a directory"},
+        BadInput{"npy_is_a_directory", "run --scene double-slit-small --save-npy @",
+                 "it is a directory"},
+        BadInput{"npy_where_no_file_can_be_made",
+                 "run --scene double-slit-small --save-npy /proc/f.npy",
+                 "cannot write '/proc/f.npy'"},
+        BadInput{"grid_too_large_for_memory", "run --scene @/huge.toml +",
+                 "the 2000000000 x 2000000000 grid needs about"},
+        BadInput{"wall_mask_too_large_for_memory", "run --scene @/huge-with-walls.toml +",
+                 "huge-with-walls.toml' is too large for memory"},
+        BadInput{"no_scene", "run", "--scene is required"},
+        BadInput{"unknown_option", "run --scene double-slit-small --warp 9 +", "--warp"},
+        BadInput{"no_subcommand", "", "subcommand"}),
+    [](::testing::TestParamInfo<BadInput> const& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace wave2d::test

@@ -1,1 +1,611 @@
-// (being written)
+// Scene files load into exactly the scene they describe, every mistake in one is
+// refused with its file, line and key, and wall masks read from PGM and PNG images.
+#include <scene/wave2d_BuiltinScenes.hpp>
+#include <scene/wave2d_MaskImage.hpp>
+#include <scene/wave2d_Scene.hpp>
+#include <scene/wave2d_SceneFile.hpp>
+#include <wave2d_Config.hpp>
+#include <wave2d_TestFiles.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wave2d::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+fs::path const images_dir = fs::path(WAVE2D_TEST_DATA_DIR) / "scene-files";
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (SceneError const& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no SceneError";
+  return {};
+}
+
+// EXPECT_EQ on the start only, so that a failure still shows the whole message.
+void expect_starts_with(std::string const& message, std::string const& start) {
+  EXPECT_EQ(message.substr(0, start.size()), start) << message;
+}
+
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+
+fs::path const examples_dir = fs::path(WAVE2D_TEST_DATA_DIR) / ".." / ".." / "docs" / "examples";
+
+std::vector<std::uint8_t> mask_of(Scene const& scene,
+                                  std::vector<std::pair<std::int32_t, std::int32_t>> cells) {
+  std::vector<std::uint8_t> mask(std::size_t(scene.cells()), 0);
+  for (auto [x, y] : cells) mask[scene.index(x, y)] = 1;
+  return mask;
+}
+
+// Loads and validates, failing the test with the error's message.
+Scene load_and_validate(fs::path const& file) {
+  try {
+    Scene scene = load_scene_file(file);
+    validate(scene);
+    return scene;
+  } catch (SceneError const& e) {
+    ADD_FAILURE() << e.what();
+    return {};
+  }
+}
+
+void expect_same_waveform(Waveform const& a, Waveform const& b) {
+  EXPECT_EQ(a.shape, b.shape);
+  EXPECT_EQ(a.amplitude, b.amplitude);
+  EXPECT_EQ(a.frequency, b.frequency);
+  EXPECT_EQ(a.delay, b.delay);
+}
+
+void expect_same_scene(Scene const& a, Scene const& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.nx, b.nx);
+  EXPECT_EQ(a.ny, b.ny);
+  EXPECT_EQ(a.c, b.c);
+  EXPECT_EQ(a.dx, b.dx);
+  EXPECT_EQ(a.dt, b.dt);
+  EXPECT_EQ(a.t0, b.t0);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.damping.width, b.damping.width);
+  EXPECT_EQ(a.damping.strength, b.damping.strength);
+  EXPECT_TRUE(a.walls == b.walls);
+  EXPECT_TRUE(a.speed == b.speed);
+  ASSERT_EQ(a.sources.size(), b.sources.size());
+  for (std::size_t i = 0; i < a.sources.size(); ++i) {
+    EXPECT_EQ(a.sources[i].x, b.sources[i].x);
+    EXPECT_EQ(a.sources[i].y, b.sources[i].y);
+    expect_same_waveform(a.sources[i].waveform, b.sources[i].waveform);
+  }
+}
+
+TEST(SceneFile, DefaultsFollowTheReferenceScenes) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "defaults.toml";
+  write_text(file, R"(
+[grid]
+nx = 301
+ny = 151
+[time]
+t_end = 1.0
+[[sources]]
+x = 30
+y = 75
+frequency = 5
+)");
+  Scene const scene = load_scene_file(file);
+  EXPECT_EQ(scene.name, "defaults");
+  EXPECT_EQ(scene.nx, 301);
+  EXPECT_EQ(scene.ny, 151);
+  EXPECT_EQ(scene.c, 1.0f);
+  EXPECT_EQ(scene.dx, 1.0f / 300.0f);  // along the longer side
+  EXPECT_EQ(scene.dt, 0.25f * scene.dx);
+  EXPECT_EQ(kappa(scene.c, scene.dx, scene.dt), 0.0625f);
+  EXPECT_EQ(scene.steps, 1200);
+  EXPECT_EQ(scene.t0, 0.0f);
+  EXPECT_EQ(scene.damping.width, 0.1f);
+  EXPECT_EQ(scene.damping.strength, 0.5f);
+  EXPECT_TRUE(scene.walls.empty());
+  EXPECT_TRUE(scene.speed.empty());
+  ASSERT_EQ(scene.sources.size(), 1u);
+  EXPECT_EQ(scene.sources[0].x, 30);
+  EXPECT_EQ(scene.sources[0].y, 75);
+  expect_same_waveform(scene.sources[0].waveform, {Waveform::Shape::sine, 1.0f, 5.0f, 0.0f});
+  EXPECT_NO_THROW(validate(scene));
+}
+
+TEST(SceneFile, EveryKeyGiven) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "all.toml";
+  write_text(file, R"(
+name = "everything"
+[grid]
+nx = 64
+ny = 48
+dx = 0.5
+[time]
+dt = 0.01
+t0 = 2.0
+steps = 123
+[medium]
+c = 3
+[damping]
+width = 0.2
+strength = 0.25
+[[walls]]
+rect = { x0 = 10, y0 = 20, x1 = 12, y1 = 21 }
+[[walls]]
+rect = { x0 = 30, y0 = 5, x1 = 30, y1 = 5 }
+[[sources]]
+x = 5
+y = 6
+waveform = "ricker"
+amplitude = -2.5
+frequency = 7.0
+delay = 0.3
+[[sources]]
+x = 50
+y = 40
+waveform = "sine"
+frequency = 1.5
+)");
+  Scene const scene = load_scene_file(file);
+  EXPECT_EQ(scene.name, "everything");
+  EXPECT_EQ(scene.nx, 64);
+  EXPECT_EQ(scene.ny, 48);
+  EXPECT_EQ(scene.dx, 0.5f);
+  EXPECT_EQ(scene.dt, 0.01f);
+  EXPECT_EQ(scene.t0, 2.0f);
+  EXPECT_EQ(scene.steps, 123);
+  EXPECT_EQ(scene.c, 3.0f);
+  EXPECT_EQ(scene.damping.width, 0.2f);
+  EXPECT_EQ(scene.damping.strength, 0.25f);
+  // Rectangle bounds are inclusive.
+  EXPECT_TRUE(
+      scene.walls ==
+      mask_of(scene, {{10, 20}, {11, 20}, {12, 20}, {10, 21}, {11, 21}, {12, 21}, {30, 5}}));
+  EXPECT_TRUE(scene.speed.empty());
+  ASSERT_EQ(scene.sources.size(), 2u);
+  EXPECT_EQ(scene.sources[0].x, 5);
+  EXPECT_EQ(scene.sources[0].y, 6);
+  expect_same_waveform(scene.sources[0].waveform, {Waveform::Shape::ricker, -2.5f, 7.0f, 0.3f});
+  EXPECT_EQ(scene.sources[1].x, 50);
+  EXPECT_EQ(scene.sources[1].y, 40);
+  expect_same_waveform(scene.sources[1].waveform, {Waveform::Shape::sine, 1.0f, 1.5f, 0.0f});
+}
+
+TEST(SceneFile, TEndCountsWholeStepsFromT0InFloat) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "t_end.toml";
+  write_text(file, R"(
+[grid]
+nx = 10
+ny = 10
+[time]
+dt = 0.3
+t0 = 0.5
+t_end = 1.9
+)");
+  EXPECT_EQ(load_scene_file(file).steps, 4);  // 1.4 / 0.3 = 4.67, truncated as in the lab
+}
+
+TEST(SceneFile, InlineArraysAndDottedKeysAreTheSameKeys) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "inline.toml";
+  write_text(file, R"(
+grid.nx = 12
+grid.ny = 8
+time.steps = 3
+walls = [{ rect = { x0 = 4, y0 = 1, x1 = 4, y1 = 2 } }]
+sources = [{ x = 2, y = 2, frequency = 1 }, { x = 9, y = 5, frequency = 2 }]
+)");
+  Scene const scene = load_scene_file(file);
+  EXPECT_EQ(scene.nx, 12);
+  EXPECT_EQ(scene.ny, 8);
+  EXPECT_EQ(scene.steps, 3);
+  EXPECT_TRUE(scene.walls == mask_of(scene, {{4, 1}, {4, 2}}));
+  ASSERT_EQ(scene.sources.size(), 2u);
+  EXPECT_EQ(scene.sources[1].x, 9);
+  EXPECT_EQ(scene.sources[1].waveform.frequency, 2.0f);
+}
+
+TEST(SceneFile, LaterMediumRegionsWinAndTheFastestSetsTheTimeStep) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "media.toml";
+  write_text(file, R"(
+[grid]
+nx = 20
+ny = 10
+[time]
+steps = 1
+[medium]
+c = 1.0
+[[medium.region]]
+c = 2.0
+rect = { x0 = 0, y0 = 0, x1 = 9, y1 = 9 }
+[[medium.region]]
+c = 0.5
+rect = { x0 = 5, y0 = 5, x1 = 14, y1 = 9 }
+)");
+  Scene const scene = load_scene_file(file);
+  ASSERT_EQ(scene.speed.size(), 200u);
+  for (std::int32_t y = 0; y < scene.ny; ++y) {
+    for (std::int32_t x = 0; x < scene.nx; ++x) {
+      float const expected = (x >= 5 && x <= 14 && y >= 5) ? 0.5f : x <= 9 ? 2.0f : 1.0f;
+      EXPECT_EQ(scene.speed_at(x, y), expected) << "cell (" << x << ", " << y << ")";
+    }
+  }
+  EXPECT_EQ(scene.dx, 1.0f / 19.0f);
+  EXPECT_EQ(scene.dt, 0.25f * scene.dx / 2.0f);
+  EXPECT_NO_THROW(validate(scene));
+}
+
+TEST(SceneFile, MasksAreFoundNextToTheFileAndMayGiveTheGridSize) {
+  TemporaryDirectory const temporary;
+  fs::path const dir = temporary.path();
+  // Dark (below 5 of 10) pixels are the walls, respectively the slow region.
+  write_text(dir / "walls.pgm", "P2\n4 3\n10\n10 0 10 10\n10 4 10 10\n10 10 10 5\n");
+  write_text(dir / "slow.pgm", "P2\n4 3\n10\n10 10 10 10\n10 10 0 10\n10 10 10 10\n");
+  fs::path const file = dir / "masked.toml";
+  write_text(file, R"(
+[time]
+steps = 2
+[[walls]]
+mask = "walls.pgm"
+[[medium.region]]
+c = 0.5
+mask = "slow.pgm"
+)");
+  ASSERT_NE(fs::current_path(), dir);
+  Scene const scene = load_scene_file(file);
+  EXPECT_EQ(scene.nx, 4);
+  EXPECT_EQ(scene.ny, 3);
+  EXPECT_EQ(scene.dx, 1.0f / 3.0f);
+  EXPECT_TRUE(scene.walls == mask_of(scene, {{1, 0}, {1, 1}}));
+  std::vector<float> speed(12, 1.0f);
+  speed[scene.index(2, 1)] = 0.5f;
+  EXPECT_TRUE(scene.speed == speed);
+}
+
+TEST(SceneFile, DoubleSlitExampleIsTheBuiltinScene) {
+  expect_same_scene(load_scene_file(examples_dir / "double-slit.toml"),
+                    builtin_scene("double-slit-small"));
+}
+
+TEST(SceneFile, BaseSceneGivesWhatTheFileDoesNot) {
+  Scene const base = builtin_scene("double-slit-small");
+  Scene const scene = load_scene_file(examples_dir / "double-slit-ricker.toml");
+  EXPECT_EQ(scene.name, "double slit, one pulse");
+  EXPECT_EQ(scene.nx, base.nx);
+  EXPECT_EQ(scene.dx, base.dx);
+  EXPECT_EQ(scene.dt, base.dt);
+  EXPECT_EQ(scene.steps, std::int64_t(0.6f / base.dt));
+  EXPECT_TRUE(scene.walls == base.walls);
+  ASSERT_EQ(scene.sources.size(), 1u);  // replaced, not added
+  expect_same_waveform(scene.sources[0].waveform, {Waveform::Shape::ricker, 10.0f, 20.0f, 0.075f});
+
+  // An empty array replaces the base's list too.
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "open.toml";
+  write_text(file, R"(
+base = "double-slit-small"
+walls = []
+[damping]
+width = 0.05
+)");
+  Scene const open = load_scene_file(file);
+  EXPECT_TRUE(open.walls.empty());
+  EXPECT_EQ(open.damping.width, 0.05f);
+  EXPECT_EQ(open.damping.strength, base.damping.strength);
+  EXPECT_EQ(open.steps, base.steps);
+  EXPECT_EQ(open.name, "open");
+  ASSERT_EQ(open.sources.size(), 1u);
+  EXPECT_EQ(open.sources[0].x, base.sources[0].x);
+}
+
+TEST(SceneFile, ExamplesLoadAndValidate) {
+  std::vector<fs::path> files;
+  for (auto const& entry : fs::directory_iterator(examples_dir)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  EXPECT_GE(files.size(), 5u);
+  for (auto const& file : files) {
+    SCOPED_TRACE(file.string());
+    Scene const scene = load_and_validate(file);
+    EXPECT_GT(scene.steps, 0);
+    EXPECT_FALSE(scene.sources.empty());
+  }
+
+  Scene const box = load_scene_file(examples_dir / "point-source-box.toml");
+  EXPECT_EQ(box.nx, 400);
+  EXPECT_EQ(box.ny, 250);
+  EXPECT_EQ(box.sources[0].waveform.shape, Waveform::Shape::ricker);
+
+  Scene const media = load_scene_file(examples_dir / "two-media.toml");
+  EXPECT_EQ(media.speed_at(150, 99), 1.0f);
+  EXPECT_EQ(media.speed_at(150, 100), 0.5f);
+  EXPECT_EQ(media.dt, 0.25f * media.dx / 1.0f);
+
+  Scene const room = load_scene_file(examples_dir / "room-with-pillar.toml");
+  EXPECT_EQ(room.nx, 160);  // from the image
+  EXPECT_EQ(room.ny, 120);
+  EXPECT_TRUE(room.is_wall(80, 10));   // the wall between the rooms
+  EXPECT_FALSE(room.is_wall(80, 60));  // its doorway
+  EXPECT_TRUE(room.is_wall(120, 60));  // the pillar
+  EXPECT_FALSE(room.is_wall(40, 60));  // the source
+}
+
+TEST(SceneFile, DocumentationExamplesLoadAndValidate) {
+  // The toml blocks of docs/scene-files.md, in a folder with the examples' images.
+  TemporaryDirectory const dir;
+  for (auto const& entry : fs::directory_iterator(examples_dir)) {
+    if (entry.path().extension() == ".pgm") {
+      fs::copy_file(entry.path(), dir.path() / entry.path().filename());
+    }
+  }
+  std::string const text = read_file(examples_dir.parent_path() / "scene-files.md");
+  constexpr std::string_view open = "```toml\n";
+  int blocks = 0;
+  for (auto start = text.find(open); start != std::string::npos; start = text.find(open, start)) {
+    start += open.size();
+    auto const end = text.find("```\n", start);
+    ASSERT_NE(end, std::string::npos);
+    fs::path const file = dir.path() / ("example" + std::to_string(blocks++) + ".toml");
+    write_text(file, text.substr(start, end - start));
+    SCOPED_TRACE(file.string());
+    load_and_validate(file);
+  }
+  EXPECT_EQ(blocks, 2);
+}
+
+constexpr std::string_view grid_and_time = "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\n";
+
+std::string with_grid(std::string_view rest) {
+  return std::string(grid_and_time) + std::string(rest);
+}
+
+TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
+  TemporaryDirectory const temporary;
+  fs::path const dir = temporary.path();
+  write_text(dir / "small.pgm", "P2\n3 2\n1\n0 1 1\n1 1 1\n");
+  // Each bad file and the start of its error after "<file>:"; {dir} is the file's folder.
+  std::vector<std::pair<std::string, std::string_view>> const cases = {
+      {"[grid]\nnx = \n", "2: Error while parsing"},
+      {"[gird]\nnx = 40\n",
+       "1: gird: unknown key (expected one of: name, base, grid, time, medium, damping, walls, "
+       "sources)"},
+      {"name = 5\n", "1: name: expected a string, got an integer"},
+      {"[grid]\nnx = 0\nny = 30\n", "2: grid.nx: must be positive, got 0"},
+      {"[grid]\nnx = 40\nny = -3\n", "3: grid.ny: must be positive, got -3"},
+      {"[grid]\nnx = 3000000000\nny = 3\n",
+       "2: grid.nx: must be at most 2147483647, got 3000000000"},
+      {"[grid]\nnx = 10.5\nny = 3\n",
+       "2: grid.nx: expected an integer, got a floating-point number"},
+      {"[grid]\nnx = 40\n", "1: grid.ny: missing"},
+      {"[time]\nsteps = 1\n", " grid.nx: missing (give grid.nx and grid.ny, or a mask image"},
+      {"[grid]\nnx = 40\nny = 30\ndx = -0.5\n", "4: grid.dx: must be positive, got -0.5"},
+      {"[grid]\nnx = 40\nny = 30\ndx = inf\n", "4: grid.dx: must be finite"},
+      {"[grid]\nnx = 40\nny = 30\ndx = 1e300\n", "4: grid.dx: is beyond single precision"},
+      {"[grid]\nnx = 40\nny = 30\ndx = \"0.1\"\n", "4: grid.dx: expected a number, got a string"},
+      {"[grid]\nnx = 40\nny = 30\n", " time.steps: missing (give steps or t_end)"},
+      {"[grid]\nnx = 40\nny = 30\n[time]\nt0 = 1\n",
+       "4: time.steps: missing (give steps or t_end)"},
+      {with_grid("t_end = 1.0\n"), "6: time.t_end: give either steps or t_end, not both"},
+      {"[grid]\nnx = 40\nny = 30\n[time]\nsteps = -1\n", "5: time.steps: must not be negative"},
+      {"[grid]\nnx = 40\nny = 30\n[time]\nt0 = 1\nt_end = 0.5\n",
+       "6: time.t_end: must not come before t0"},
+      {with_grid("[damping]\nwidth = 0.7\n"),
+       "7: damping.width: must lie in [0, 0.5] (a fraction of each side), got 0.7"},
+      {with_grid("[damping]\nstrength = 1\n"), "7: damping.strength: must lie in [0, 1), got 1"},
+      {with_grid("[medium]\nc = 0\n"), "7: medium.c: must be positive, got 0"},
+      {with_grid("[[medium.region]]\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n"),
+       "6: medium.region[0].c: missing"},
+      {with_grid("[walls]\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n"),
+       "6: walls: expected an array of tables, got a table"},
+      {with_grid("[[walls]]\n"), "6: walls[0]: give a rect = { x0, y0, x1, y1 } or a mask"},
+      {with_grid("[[walls]]\nrect = { x0 = 0, y0 = 0, x1 = 40, y1 = 3 }\n"),
+       "7: walls[0].rect.x1: 40 lies outside the grid (0..39)"},
+      {with_grid("[[walls]]\nrect = { x0 = 5, y0 = 0, x1 = 4, y1 = 3 }\n"),
+       "7: walls[0].rect.x1: must not be less than x0"},
+      {with_grid("[[walls]]\nrect = { x0 = 5, y0 = 0, x1 = 6 }\n"), "7: walls[0].rect.y1: missing"},
+      {with_grid("[[walls]]\nrect = { x0 = 5, y0 = 0, x1 = 6, y1 = 0, z = 1 }\n"),
+       "7: walls[0].rect.z: unknown key (expected one of: x0, y0, x1, y1)"},
+      {with_grid("[[walls]]\nrect = { x0 = 5, y0 = 0, x1 = 6, y1 = 0 }\nmask = \"small.pgm\"\n"),
+       "8: walls[0].mask: give either a rect or a mask, not both"},
+      {with_grid("[[walls]]\nmask = \"missing.pgm\"\n"),
+       "7: walls[0].mask: {dir}/missing.pgm: cannot open the image: No such file or directory"},
+      {with_grid("[[walls]]\nmask = \"small.pgm\"\n"),
+       "7: walls[0].mask: the image is 3 x 2 pixels, the grid 40 x 30 cells"},
+      {"sources = [1]\n" + std::string(grid_and_time),
+       "1: sources[0]: expected a table, got an integer"},
+      // A key after a table header belongs to that table, which has no such key.
+      {with_grid("sources = []\n"),
+       "6: time.sources: unknown key (expected one of: dt, steps, t_end, t0)"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = 2.0\n[[sources]]\nx = \"9\"\ny = 5\n"),
+       "11: sources[1].x: expected an integer, got a string"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = 2.0\n[[sources]]\nx = 9\ny = 5\n"
+                 "frequncy = 2.0\n"),
+       "13: sources[1].frequncy: unknown key (expected one of: x, y, waveform, amplitude, "
+       "frequency, delay)"},
+      {with_grid("[[sources]]\nx = 40\ny = 5\nfrequency = 1\n"),
+       "7: sources[0].x: 40 lies outside the grid (0..39)"},
+      {with_grid("[[sources]]\nx = 5\ny = -1\nfrequency = 1\n"),
+       "8: sources[0].y: -1 lies outside the grid (0..29)"},
+      {with_grid("[[sources]]\nx = 0\ny = 5\nfrequency = 1\n"),
+       "7: sources[0].x: (0, 5) lies on the border, held at 0"},
+      {with_grid("[[sources]]\nx = 5\ny = 29\nfrequency = 1\n"),
+       "8: sources[0].y: (5, 29) lies on the border, held at 0"},
+      {with_grid("[[walls]]\nrect = { x0 = 5, y0 = 0, x1 = 5, y1 = 29 }\n"
+                 "[[sources]]\nx = 5\ny = 7\nfrequency = 1\n"),
+       "8: sources[0]: (5, 7) lies on a wall, held at 0"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = 1\n[[sources]]\nx = 5\ny = 5\n"
+                 "frequency = 2\n"),
+       "10: sources[1]: (5, 5) is already the cell of sources[0]"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = 1\nwaveform = \"square\"\n"),
+       "10: sources[0].waveform: unknown waveform 'square' (sine or ricker)"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = 1\ndelay = 0.5\n"),
+       "10: sources[0].delay: only a ricker waveform has a delay"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\n"), "6: sources[0].frequency: missing"},
+      {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = -2\n"),
+       "9: sources[0].frequency: must be positive, got -2"},
+      {"base = \"tripple-slit\"\n", "1: base: unknown scene 'tripple-slit' (built-in scenes: "},
+      {"base = \"double-slit-small\"\n[grid]\nnx = 300\n",
+       "3: grid.nx: a scene with a base keeps the base's grid size"},
+  };
+  for (auto const& [toml, error] : cases) {
+    SCOPED_TRACE(toml);
+    fs::path const file = dir / "bad.toml";
+    write_text(file, toml);
+    std::string expected = file.string() + ":" + std::string(error);
+    if (auto const at = expected.find("{dir}"); at != std::string::npos) {
+      expected.replace(at, 5, dir.string());
+    }
+    expect_starts_with(error_of([&] { load_scene_file(file); }), expected);
+  }
+}
+
+TEST(SceneFile, MissingFileIsNamed) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "nowhere.toml";
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }), file.string() + ": no such scene file");
+}
+
+#else
+
+TEST(SceneFile, BuildWithoutTomlSaysSo) {
+  EXPECT_EQ(error_of([] { load_scene_file("any.toml"); }),
+            "this build of wave2d has no scene-file support (toml++ was not found)");
+}
+
+#endif
+
+MaskImage write_and_read_mask(fs::path const& file, std::string const& bytes) {
+  write_text(file, bytes);
+  return read_mask_image(file);
+}
+
+TEST(MaskImage, PlainPgmWithComments) {
+  // Dark is below half the maximum gray value: below 5 of 10.
+  TemporaryDirectory const dir;
+  MaskImage const image = write_and_read_mask(dir.path() / "plain.pgm",
+                                              "P2\n# drawn by hand\n4 2 # width, height\n"
+                                              "# the maximum gray value next\n10\n"
+                                              "0 4 5 6\n10 # the second row\n 9 1 2\n");
+  EXPECT_EQ(image.width, 4);
+  EXPECT_EQ(image.height, 2);
+  EXPECT_EQ(image.dark, (std::vector<std::uint8_t>{1, 1, 0, 0, 0, 0, 1, 1}));
+}
+
+TEST(MaskImage, BinaryPgmOfOneAndTwoBytesPerPixel) {
+  TemporaryDirectory const temporary;
+  fs::path const dir = temporary.path();
+  MaskImage const bytes = write_and_read_mask(dir / "8.pgm", "P5 2 2 255\n\x00\x7f\x80\xff"s);
+  EXPECT_EQ(bytes.width, 2);
+  EXPECT_EQ(bytes.height, 2);
+  EXPECT_EQ(bytes.dark, (std::vector<std::uint8_t>{1, 1, 0, 0}));
+
+  // Big-endian: 0x00ff is dark, 0xff00 light; read the other way round they swap.
+  MaskImage const words =
+      write_and_read_mask(dir / "16.pgm", "P5\n4 1\n65535\n\x7f\xff\x80\x00\x00\xff\xff\x00"s);
+  EXPECT_EQ(words.width, 4);
+  EXPECT_EQ(words.height, 1);
+  EXPECT_EQ(words.dark, (std::vector<std::uint8_t>{1, 0, 1, 0}));
+
+  MaskImage const bits = write_and_read_mask(dir / "1.pgm", "P5\n3 1\n1\n\x00\x01\x00"s);
+  EXPECT_EQ(bits.dark, (std::vector<std::uint8_t>{1, 0, 1}));
+}
+
+TEST(MaskImage, BadImagesAreRefusedWithTheirProblem) {
+  TemporaryDirectory const temporary;
+  fs::path const dir = temporary.path();
+  std::vector<std::pair<std::string, std::string>> const cases = {
+      {"", "the file is empty"},
+      {"P6\n1 1\n255\n\x01\x02\x03",
+       "not an image wave2d reads: expected a PGM (P2 or P5) or a PNG"},
+      {"P5\n2 2\n255\n\x01\x02\x03",
+       "truncated pixel data: 2 x 2 pixels need 4 bytes, the file has 3"},
+      {"P5\n2 2\n255\n\x01\x02\x03\x04\x05",
+       "extra bytes after the pixels: 2 x 2 pixels need 4 bytes, the file has 5"},
+      {"P5\n2 1\n65535\n\x01\x02\x03",
+       "truncated pixel data: 2 x 1 pixels need 4 bytes, the file has 3"},
+      {"P5\n2 1\n255", "truncated: the file ends after the header"},
+      {"P5\n2 1", "truncated: the file ends before the maximum gray value"},
+      {"P2\n2 x\n", "expected the height, found 'x'"},
+      {"P5\n0 2\n255\n", "the image width is 0"},
+      {"P5\n3000000000 1\n255\n", "the image width 3000000000 is too large"},
+      {"P5\n2 2\n70000\n", "the maximum gray value must lie in 1..65535, got 70000"},
+      {"P2\n2 2\n255\n0 0 0\n", "truncated: the file ends before the value of pixel (1, 1)"},
+      {"P2\n2 2\n255\n0 0 0 0 0\n", "more pixel values than the 2 x 2 of the header"},
+      {"P2\n2 1\n255\n0 256\n", "pixel (1, 0) is 256, above the maximum gray value 255"},
+      {"P2\n1000 1000\n255\n0 0\n",
+       "truncated: 1000 x 1000 pixel values cannot fit in the 5 bytes left"},
+  };
+  for (auto const& [bytes, problem] : cases) {
+    SCOPED_TRACE(bytes);
+    fs::path const file = dir / "bad.pgm";
+    write_text(file, bytes);
+    EXPECT_EQ(error_of([&] { read_mask_image(file); }), file.string() + ": " + problem);
+  }
+  EXPECT_EQ(error_of([&] { read_mask_image(dir / "missing.pgm"); }),
+            (dir / "missing.pgm").string() + ": cannot open the image: No such file or directory");
+  EXPECT_EQ(error_of([&] { read_mask_image(dir); }),
+            dir.string() + ": is a directory, not an image");
+}
+
+#if defined(WAVE2D_HAVE_PNG)
+
+TEST(MaskImage, PngOfAnyColorTypeIsConvertedToGray) {
+  // gray8.png: 4 x 2, gray 0 100 127 128 / 200 255 30 140.
+  MaskImage const gray = read_mask_image(images_dir / "gray8.png");
+  EXPECT_EQ(gray.width, 4);
+  EXPECT_EQ(gray.height, 2);
+  EXPECT_EQ(gray.dark, (std::vector<std::uint8_t>{1, 1, 1, 0, 0, 0, 1, 0}));
+
+  // gray16.png: 4 x 1, 16-bit gray 0x1000 0xf000 0x0400 0x9000.
+  MaskImage const deep = read_mask_image(images_dir / "gray16.png");
+  EXPECT_EQ(deep.dark, (std::vector<std::uint8_t>{1, 0, 1, 0}));
+
+  // palette1.png: 5 x 1, a 1-bit palette of white and black: white black black white black.
+  MaskImage const palette = read_mask_image(images_dir / "palette1.png");
+  EXPECT_EQ(palette.dark, (std::vector<std::uint8_t>{0, 1, 1, 0, 1}));
+
+  // rgba8.png: 3 x 2, opaque black, transparent black, white / blue, yellow, blue at half
+  // alpha. Only fully transparent pixels are open whatever their color.
+  MaskImage const rgba = read_mask_image(images_dir / "rgba8.png");
+  EXPECT_EQ(rgba.width, 3);
+  EXPECT_EQ(rgba.height, 2);
+  EXPECT_EQ(rgba.dark, (std::vector<std::uint8_t>{1, 0, 0, 1, 0, 1}));
+}
+
+TEST(MaskImage, CorruptPngIsRefused) {
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "corrupt.png";
+  write_text(file, "\x89PNG\r\n\x1a\nnot a PNG");
+  expect_starts_with(error_of([&] { read_mask_image(file); }),
+                     file.string() + ": cannot decode the PNG: ");
+}
+
+#else
+
+TEST(MaskImage, PngNeedsLibpng) {
+  fs::path const file = images_dir / "gray8.png";
+  expect_starts_with(error_of([&] { read_mask_image(file); }),
+                     file.string() + ": PNG masks need libpng");
+}
+
+#endif
+
+}  // namespace
+}  // namespace wave2d::test

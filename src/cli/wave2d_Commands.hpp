@@ -1,0 +1,43 @@
+// The subcommands of the `wave2d` program and the errors that choose its exit status.
+#ifndef WAVE2D_CLI_COMMANDS_HPP
+#define WAVE2D_CLI_COMMANDS_HPP
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wave2d::cli {
+
+// A problem with what the user asked for (exit status 2), found before any output is
+// made. Anything else that fails is a runtime failure (exit status 1).
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string scene;  // a built-in scene's name, or a scene file
+  std::string backend = "kokkos-mdrange";
+  std::optional<std::int64_t> steps;  // the scene's own when not given
+  std::string output_directory = "out";
+  std::optional<std::int64_t> frames_every;
+  std::optional<std::string> npy_file;
+  bool allow_unstable = false;
+};
+
+// `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
+// needs.
+void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments);
+
+void list_scenes(std::ostream& out);
+
+// The backends `run` accepts, from the registry: those of the default execution space,
+// then those of the default host space ("kokkos-mdrange, reference").
+std::string available_backends();
+
+}  // namespace wave2d::cli
+
+#endif

@@ -1,0 +1,117 @@
+// wave2d: run the library's scenes from the command line.
+#include <cli/wave2d_Commands.hpp>
+#include <io/wave2d_Output.hpp>
+#include <scene/wave2d_Scene.hpp>
+#include <wave2d_Config.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace wave2d::cli;
+
+int const exit_runtime_failure = 1;
+int const exit_input_error = 2;
+
+std::string version() {
+  return "wave2d " WAVE2D_VERSION " (Kokkos " + std::to_string(KOKKOS_VERSION_MAJOR) + "." +
+         std::to_string(KOKKOS_VERSION_MINOR) + "." + std::to_string(KOKKOS_VERSION_PATCH) +
+         ", default execution space " + Kokkos::DefaultExecutionSpace::name() +
+         "; PNG output: " + (wave2d::can_write_png ? "yes" : "no") + ")";
+}
+
+bool is_input_error(std::exception const& e) {
+  return dynamic_cast<InputError const*>(&e) != nullptr ||
+         dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
+}
+
+CLI::Validator const positive_count(
+    [](std::string& text) -> std::string {
+      std::int64_t value = 0;
+      auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
+        return "must be a positive whole number, got '" + text + "'";
+      }
+      return {};
+    },
+    "");
+
+void add_run_options(CLI::App& run, RunOptions& options) {
+  run.add_option("--scene", options.scene,
+                 "A built-in scene (see `wave2d scenes`) or a TOML scene file")
+      ->required()
+      ->type_name("NAME|FILE");
+  run.add_option("--backend", options.backend,
+                 "The backend that steps the scene: " + available_backends())
+      ->capture_default_str()
+      ->type_name("NAME");
+  run.add_option("--steps", options.steps, "Number of time steps (default: the scene's)")
+      ->check(positive_count)
+      ->type_name("N");
+  run.add_option("--output", options.output_directory,
+                 "Directory for the images and the video, created if missing")
+      ->capture_default_str()
+      ->type_name("DIR");
+  run.add_option("--frames-every", options.frames_every,
+                 "Also write DIR/<scene>_00000.png ... every K steps and at the end, and with "
+                 "ffmpeg on PATH the video DIR/<scene>.mp4")
+      ->check(positive_count)
+      ->type_name("K");
+  run.add_option("--save-npy", options.npy_file,
+                 "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
+      ->type_name("FILE");
+  run.add_flag("--allow-unstable", options.allow_unstable,
+               "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // Kokkos takes its own --kokkos-* arguments; CLI11 gets the others, and would refuse them.
+  std::vector<char*> kokkos_arguments{argv[0]};
+  std::vector<char*> arguments{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    bool const for_kokkos = std::string_view(argv[i]).starts_with("--kokkos-");
+    (for_kokkos ? kokkos_arguments : arguments).push_back(argv[i]);
+  }
+
+  CLI::App app{"Explicit 2D wave-equation simulation on Kokkos execution spaces.", "wave2d"};
+  app.set_version_flag("--version", version());
+  app.require_subcommand(1);
+  app.footer("Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
+             "Kokkos.");
+  CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
+  CLI::App* run = app.add_subcommand(
+      "run", "Simulate a scene; write its final field as DIR/<scene>.png, and more on request");
+  RunOptions options;
+  add_run_options(*run, options);
+
+  try {
+    app.parse(int(arguments.size()), arguments.data());
+  } catch (CLI::ParseError const& e) {
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
+    std::cerr << "wave2d: error: " << e.what() << " (see wave2d " << (*run ? "run " : "")
+              << "--help)\n";
+    return exit_input_error;
+  }
+
+  try {
+    if (*scenes) {
+      list_scenes(std::cout);
+    } else if (*run) {
+      run_command(options, kokkos_arguments);
+    }
+    return 0;
+  } catch (std::exception const& e) {
+    std::cerr << "wave2d: error: " << e.what() << "\n";
+    return is_input_error(e) ? exit_input_error : exit_runtime_failure;
+  }
+}

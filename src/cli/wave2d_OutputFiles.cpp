@@ -1,0 +1,149 @@
+#include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_OutputFiles.hpp>
+#include <io/wave2d_Output.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <system_error>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace wave2d::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string frame_name(std::string const& stem, std::string const& number) {
+  return stem + "_" + number + ".png";
+}
+
+// ffmpeg's image2 pattern of the frames: "%%" is a literal '%' in the directory's name.
+std::string frame_pattern(OutputFiles const& files) {
+  std::string directory;
+  for (char c : fs::absolute(files.directory).string()) {
+    directory += c == '%' ? std::string("%%") : std::string(1, c);
+  }
+  return (fs::path(directory) / frame_name(files.stem, "%05d")).string();
+}
+
+std::optional<fs::path> find_on_path(std::string_view program) {
+  char const* const path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::string_view directories(path);
+  while (true) {
+    auto const colon = directories.find(':');
+    auto const directory = directories.substr(0, colon);
+    auto const candidate = fs::path(directory.empty() ? "." : directory) / program;
+    std::error_code error;
+    if (fs::is_regular_file(candidate, error) && ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string_view::npos) return std::nullopt;
+    directories.remove_prefix(colon + 1);
+  }
+}
+
+// Runs `program` with `arguments`, without a shell, and returns its exit status.
+int run_program(fs::path const& program, std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), program.string());
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int const error = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
+  if (error != 0) {
+    throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitpid");
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+fs::path OutputFiles::image() const { return directory / (stem + ".png"); }
+
+fs::path OutputFiles::frame(std::int64_t index) const {
+  char number[24];
+  std::snprintf(number, sizeof(number), "%05lld", static_cast<long long>(index));
+  return directory / frame_name(stem, number);
+}
+
+fs::path OutputFiles::video() const { return directory / (stem + ".mp4"); }
+
+std::string file_stem(std::string_view name) {
+  std::string stem;
+  for (char c : name) {
+    bool const safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                      c == '.';
+    stem += safe ? c : '_';
+  }
+  return stem;
+}
+
+void check_can_write(fs::path const& file) {
+  auto const refuse = [&](std::string const& reason) {
+    throw InputError("cannot write '" + file.string() + "': " + reason);
+  };
+  std::error_code error;
+  if (!file.has_filename() || fs::is_directory(file, error)) refuse("it is a directory");
+  // The nearest directory above that exists: the run creates the missing ones below it.
+  fs::path existing = file.parent_path();
+  while (!existing.empty() && !fs::exists(existing, error)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  if (!fs::is_directory(existing, error)) refuse("'" + existing.string() + "' is not a directory");
+  // Only creating a file tells for sure: access() says yes to root on /proc or a
+  // read-only mount.
+  auto const probe = existing / (".wave2d-probe." + std::to_string(::getpid()));
+  int const fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    refuse("cannot create files in '" + existing.string() + "': " + std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void create_parent_directories(fs::path const& file) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+}
+
+void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream& report,
+                std::ostream& notes) {
+  auto const ffmpeg = find_on_path("ffmpeg");
+  if (!ffmpeg) {
+    notes << "wave2d: note: no ffmpeg on PATH, so no video (the frames are in "
+          << files.directory.string() << ")\n";
+    return;
+  }
+  try {
+    write_file_atomically(files.video(), [&](fs::path const& temporary) {
+      // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
+      int const status = run_program(
+          *ffmpeg, {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
+                    "-start_number", "0", "-i", frame_pattern(files), "-frames:v",
+                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4",
+                    fs::absolute(temporary).string()});
+      if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
+    });
+    report << "wrote " << files.video().string() << "\n";
+  } catch (std::exception const& e) {
+    notes << "wave2d: warning: no video: " << e.what() << " (the frames are in "
+          << files.directory.string() << ")\n";
+  }
+}
+
+}  // namespace wave2d::cli

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds wave2d against a Kokkos install with CUDA and runs, on the GPU machine, the
+# stages asked for: build, test (the whole ctest suite), sanitize (compute-sanitizer
+# memcheck and racecheck on the CUDA tests), tune (cuda-shmem shapes on double-slit),
+# bench (tools/run_benchmarks.sh). Logs go to OUT.
+#   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
+# Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
+set -uo pipefail
+src=$(cd "$1" && pwd) kokkos=$(cd "$2" && pwd) out=$3
+shift 3
+stages=${*:-build test sanitize tune bench}
+build=${WAVE2D_BUILD_DIR:-/tmp/wave2d-build}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH OMP_PROC_BIND=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
+status=0
+stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
+has() { [[ " $stages " == *" $1 "* ]]; }
+
+if has build; then
+  stage build
+  { nvidia-smi; nvcc --version; g++ --version | head -1; cmake --version | head -1; } \
+    > "$out/machine.txt" 2>&1
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
+    -DCMAKE_PREFIX_PATH="${WAVE2D_PREFIX_PATH:-}" ${WAVE2D_CMAKE_ARGS:-} > "$out/configure.log" 2>&1 &&
+    cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || {
+      echo "build failed"; tail -40 "$out/build.log" "$out/configure.log"; exit 1; }
+  grep -E "wave2d:" "$out/configure.log"
+fi
+if has test; then
+  stage test
+  (cd "$build" && ctest -j 8 --output-on-failure --timeout 600 > "$out/ctest.log" 2>&1) || status=1
+  tail -5 "$out/ctest.log"
+fi
+if has sanitize; then
+  stage sanitize
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 \
+      "$build/tests/wave2d_cuda_tests" --gtest_filter='*DoubleSlitSmall*:*RandomFields*:*Pitched*' \
+      > "$out/sanitize-$tool-raw.log" 2>&1 || status=1
+    compute-sanitizer --tool $tool --error-exitcode 3 \
+      "$build/tests/wave2d_tests" --gtest_filter='*Cuda_cuda*:*Cuda_kokkos*' \
+      > "$out/sanitize-$tool-kokkos.log" 2>&1 || status=1
+    tail -n 3 "$out"/sanitize-$tool-*.log
+  done
+fi
+if has tune; then
+  stage tune
+  "$build/bench/tuning/wave2d_shmem_tuning" --scene double-slit --repetitions 3 \
+    --csv "$out/shmem-tuning.csv" 2>&1 | tee "$out/shmem-tuning.log" || status=1
+fi
+if has bench; then
+  stage bench
+  "$src/tools/run_benchmarks.sh" "$build" "$out/bench" > "$out/bench.log" 2>&1 || status=1
+  tail -30 "$out/bench.log"
+fi
+stage done
+exit $status

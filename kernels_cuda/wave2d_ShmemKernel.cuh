@@ -7,10 +7,12 @@
 // window every step keeps the loop free of bounds tests.
 //
 // Each thread owns CX columns (strided by the block width: coalesced, conflict-free)
-// and CY consecutive rows of the window, and keeps their u(t - dt), u(t) and codes in
-// registers: only u(t) goes through shared memory, for the neighbours, and vertical
-// neighbours inside a thread's strip come from its own registers. Two shared buffers
-// alternate, so one barrier per step suffices. Each launch reads one pair of global
+// and CY consecutive rows of the window, and keeps their u(t - dt) and u(t) in
+// registers; vertical neighbours inside a thread's strip come from its own registers.
+// u(t) also goes through shared memory for the other neighbours, in two buffers that
+// alternate, so one barrier per step suffices. The cell codes wait in shared memory
+// too: registers are what limits the window's size, and a larger window wastes less
+// on its edges. Each launch reads one pair of global
 // fields and writes the other: no block reads what another block of the launch writes.
 #ifndef WAVE2D_SHMEM_KERNEL_CUH
 #define WAVE2D_SHMEM_KERNEL_CUH
@@ -39,7 +41,7 @@ struct ShmemTile {
   // One apron cell around the window, never written, read only by the window's edge.
   static constexpr int pitch = window_x + 2 + Pad;
   static constexpr int rows = window_y + 2;
-  static constexpr std::size_t shared_bytes = 2 * std::size_t(rows) * pitch * sizeof(float);
+  static constexpr std::size_t shared_bytes = 3 * std::size_t(rows) * pitch * sizeof(float);
 
   static_assert(window_x % CellsX == 0 && window_y % CellsY == 0,
                 "the window must split evenly into cells per thread");
@@ -60,6 +62,7 @@ __global__ void __launch_bounds__(Tile::threads)
   extern __shared__ float shared[];
   float* current = shared;
   float* next = shared + Tile::rows * pitch;
+  float* const codes = shared + 2 * Tile::rows * pitch;
 
   // Zero the aprons once: the edge reads them, and garbage there could be NaN.
   for (int i = threadIdx.y * Tile::block_x + threadIdx.x; i < 2 * Tile::rows * pitch;
@@ -78,7 +81,6 @@ __global__ void __launch_bounds__(Tile::threads)
 
     float prev[CY][CX];
     float cur[CY][CX];
-    float code[CY][CX];
     float kappa[CY][CX];
 #pragma unroll
     for (int i = 0; i < CY; ++i) {
@@ -92,13 +94,14 @@ __global__ void __launch_bounds__(Tile::threads)
         std::int64_t const g = std::int64_t(gy) * grid.pitch + gx;
         prev[i][j] = inside ? in.previous[g] : 0.0f;
         cur[i][j] = inside ? in.current[g] : 0.0f;
-        code[i][j] = inside ? __ldg(coefficients.code + g) : cell_code::fixed_zero;
+        int const p = (ly + 1) * pitch + lx + 1;
+        codes[p] = inside ? __ldg(coefficients.code + g) : cell_code::fixed_zero;
         if constexpr (UniformKappa) {
           kappa[i][j] = coefficients.kappa_uniform;
         } else {
           kappa[i][j] = inside ? __ldg(coefficients.kappa + g) : 0.0f;
         }
-        current[(ly + 1) * pitch + lx + 1] = cur[i][j];
+        current[p] = cur[i][j];
       }
     }
     __syncthreads();
@@ -116,9 +119,9 @@ __global__ void __launch_bounds__(Tile::threads)
           float const below = i + 1 < CY ? cur[i + 1][j] : current[p + pitch];
           float const sum = current[p - 1] + current[p + 1] + above + below;
           float const u = cur[i][j];
-          float const u_next = code[i][j] >= 0.0f
-                                   ? stencil(code[i][j], kappa[i][j], prev[i][j], u, sum)
-                                   : fixed_value(code[i][j], coefficients.sources, t);
+          float const code = codes[p];
+          float const u_next = code >= 0.0f ? stencil(code, kappa[i][j], prev[i][j], u, sum)
+                                            : fixed_value(code, coefficients.sources, t);
           above = u;
           prev[i][j] = u;
           cur[i][j] = u_next;

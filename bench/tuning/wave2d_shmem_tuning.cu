@@ -147,18 +147,16 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed's shape
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
     variants.push_back(shmem_variant<48, 48, 1, 8, 8, 0>());
-    variants.push_back(shmem_variant<56, 56, 1, 8, 4, 0>());
-    variants.push_back(shmem_variant<112, 16, 1, 4, 8, 0>());
     variants.push_back(shmem_variant<112, 48, 1, 8, 8, 0>());
     variants.push_back(shmem_variant<112, 48, 1, 8, 8, 1>());
-    variants.push_back(shmem_variant<120, 56, 1, 8, 4, 0>());
+    variants.push_back(shmem_variant<112, 48, 1, 16, 8, 0>());
     variants.push_back(shmem_variant<116, 52, 1, 8, 6, 0>());
     variants.push_back(shmem_variant<104, 40, 1, 8, 12, 0>());
+    variants.push_back(shmem_variant<112, 80, 1, 12, 8, 0>());
     variants.push_back(shmem_variant<112, 112, 1, 16, 8, 0>());
-    variants.push_back(shmem_variant<112, 112, 1, 32, 8, 0>());
+    variants.push_back(shmem_variant<108, 108, 1, 16, 10, 0>());
     variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
-    variants.push_back(shmem_variant<48, 112, 1, 16, 8, 0>());
 
     std::vector<float> naive_previous, naive_current;
     double naive_ms = 0;

@@ -6,9 +6,12 @@
 
 #include <core/wave2d_CellRule.hpp>
 #include <core/wave2d_Coefficients.hpp>
+#include <io/wave2d_Output.hpp>
 #include <reference/wave2d_Reference.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
+#include <scene/wave2d_MaskImage.hpp>
 #include <scene/wave2d_Scene.hpp>
+#include <scene/wave2d_SceneFile.hpp>
 #include <simulation/wave2d_Backends.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 

@@ -1,0 +1,625 @@
+// The stencil suite: every backend of the registry on every execution space enabled in
+// Kokkos, on the built-in scenes and on a sweep of grid sizes, plus MDRange's iteration
+// order and tile shapes, and the copy bandwidth every figure is compared with. Timed as
+// Kokkos' own benchmarks are: the instance is fenced around the timed region.
+// docs/benchmarks.md explains the byte model and how to read the results.
+#include "wave2d_Bench.hpp"
+
+#include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
+#include <wave2d.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Timer.hpp>
+#include <benchmark/benchmark.h>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace wave2d::bench {
+
+namespace {
+
+using Counters = std::vector<std::pair<std::string, benchmark::Counter>>;
+
+template <class ExecutionSpace>
+constexpr bool is_host_space =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                               typename ExecutionSpace::memory_space>::accessible;
+
+constexpr std::int64_t mib = std::int64_t(1) << 20;
+constexpr double gib = double(std::int64_t(1) << 30);
+
+// The byte model: the least traffic of an algorithm that makes one pass over the grid
+// per step. Per cell and step it reads u(t - dt), u(t) and the cell code and writes
+// u(t + dt), 4 bytes each; a per-cell speed adds a read of κ. Neighbours come from
+// cache. A kernel fusing several steps moves less, so its effective GB/s can exceed the
+// copy bandwidth: that is what fusing is for.
+std::int64_t bytes_per_cell_step(Scene const& scene) { return scene.speed.empty() ? 16 : 20; }
+
+// The sequential reference takes seconds per step on large grids: only on small
+// scenes, and not in the size sweep (whose runs all do the same large work).
+constexpr std::int64_t reference_max_cells = 512 * 512;
+
+// Memory a case takes in its space, per cell: two fields, the cell code, κ, and the
+// two scratch fields a fused-step backend may add; host spaces also hold the host copy
+// of the coefficients. An estimate on the safe side.
+template <class ExecutionSpace>
+constexpr std::int64_t case_bytes_per_cell = is_host_space<ExecutionSpace> ? 32 : 24;
+
+// ---------------------------------------------------------------------------------------
+// What the machine has.
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      auto const colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+std::optional<std::int64_t> host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    std::int64_t kib = 0;
+    meminfo >> kib;
+    if (key == "MemAvailable:") return kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  return std::nullopt;
+}
+
+template <class ExecutionSpace>
+std::optional<std::int64_t> available_bytes(ExecutionSpace const&) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    std::size_t free = 0;
+    std::size_t total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
+    return std::int64_t(free);
+  }
+#endif
+  if constexpr (is_host_space<ExecutionSpace>) return host_available_bytes();
+  return std::nullopt;
+}
+
+std::string format_gib(double bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / gib << " GiB";
+  return out.str();
+}
+
+template <class ExecutionSpace>
+void require_memory(ExecutionSpace const& space, double bytes) {
+  auto const available = available_bytes(space);
+  if (available && bytes > 0.9 * double(*available)) {
+    throw std::runtime_error("skipped: needs about " + format_gib(bytes) + ", " +
+                             format_gib(double(*available)) + " available on " +
+                             ExecutionSpace::name());
+  }
+}
+
+template <class ExecutionSpace>
+SpaceInfo describe_space(ExecutionSpace const& space) {
+  SpaceInfo info;
+  info.name = ExecutionSpace::name();
+  info.details.emplace_back("concurrency", std::to_string(space.concurrency()));
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, space.cuda_device()) == cudaSuccess) {
+      info.device = properties.name;
+      info.details.emplace_back("compute_capability", std::to_string(properties.major) + "." +
+                                                          std::to_string(properties.minor));
+      info.details.emplace_back("sms", std::to_string(properties.multiProcessorCount));
+      info.details.emplace_back("l2_MiB", std::to_string(properties.l2CacheSize / mib));
+      info.details.emplace_back("memory_GiB",
+                                std::to_string(double(properties.totalGlobalMem) / gib));
+    } else {
+      info.device = "unknown CUDA device";
+    }
+    int version = 0;
+    if (cudaRuntimeGetVersion(&version) == cudaSuccess) {
+      info.details.emplace_back("cuda_runtime", std::to_string(version / 1000) + "." +
+                                                    std::to_string(version % 1000 / 10));
+    }
+    if (cudaDriverGetVersion(&version) == cudaSuccess) {
+      info.details.emplace_back("cuda_driver", std::to_string(version / 1000) + "." +
+                                                   std::to_string(version % 1000 / 10));
+    }
+    return info;
+  }
+#endif
+  info.device = cpu_model() + ", " + std::to_string(space.concurrency()) +
+                (space.concurrency() == 1 ? " thread" : " threads");
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------
+// Cases: what one benchmark times, built once and run many times.
+
+struct CaseBase {
+  virtual ~CaseBase() = default;
+};
+
+template <class ExecutionSpace>
+struct Case : CaseBase {
+  // Back to the initial state, on the instance.
+  virtual void reset(ExecutionSpace const& space) = 0;
+  // The timed work, on the instance.
+  virtual void advance(ExecutionSpace const& space, std::int64_t n_steps) = 0;
+
+  std::int64_t steps_per_run = 1;
+  std::string label;
+  Counters counters;
+  // For copy_fraction: the bytes one run moves by the byte model, and the space's copy
+  // bandwidth (0: no copy_fraction).
+  double bytes_per_run = 0;
+  double copy_bandwidth_gbps = 0;
+};
+
+template <class ExecutionSpace>
+class SimulationCase final : public Case<ExecutionSpace> {
+ public:
+  SimulationCase(ExecutionSpace const& space, Scene scene, std::string const& backend)
+      : simulation_(space, std::move(scene), backend) {}
+  void reset(ExecutionSpace const& space) override { simulation_.reset(space); }
+  void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
+    simulation_.advance(space, n_steps);
+  }
+
+ private:
+  Simulation<ExecutionSpace> simulation_;
+};
+
+// kokkos-mdrange with an order and tile of our choosing, over the same coefficients
+// and fields as the Simulation's.
+template <class ExecutionSpace, class Order>
+class TunedMDRangeCase final : public Case<ExecutionSpace> {
+  using MemorySpace = typename ExecutionSpace::memory_space;
+
+ public:
+  TunedMDRangeCase(ExecutionSpace const& space, Scene const& scene, std::array<int, 2> tile)
+      : coefficients_(make_coefficients<ExecutionSpace>(space, scene)),
+        stepper_(coefficients_, tile) {
+    auto const field = [&](std::string const& name) {
+      return Field<MemorySpace>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, name),
+                                scene.ny, scene.nx);
+    };
+    fields_.previous = field("wave2d::bench::previous");
+    fields_.current = field("wave2d::bench::current");
+  }
+  void reset(ExecutionSpace const& space) override {
+    Kokkos::deep_copy(space, fields_.previous, 0.0f);
+    Kokkos::deep_copy(space, fields_.current, 0.0f);
+    fields_.step = 0;
+  }
+  void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
+    stepper_.advance(space, fields_, n_steps);
+  }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+  kokkos::MDRangeStepper<ExecutionSpace, MemorySpace, Order> stepper_;
+  FieldPair<MemorySpace> fields_;
+};
+
+template <class MemorySpace>
+struct CopyKernel {
+  Kokkos::View<float*, MemorySpace> to;
+  Kokkos::View<float const*, MemorySpace> from;
+  KOKKOS_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
+};
+
+// y[i] = x[i] over two arrays far larger than the last-level cache: the bandwidth a
+// kernel that streams its data once can reach.
+template <class ExecutionSpace>
+class CopyCase final : public Case<ExecutionSpace> {
+  using MemorySpace = typename ExecutionSpace::memory_space;
+
+ public:
+  CopyCase(ExecutionSpace const& space, std::int64_t bytes)
+      : x_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::bench::copy_x"),
+           bytes / std::int64_t(sizeof(float))),
+        y_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::bench::copy_y"),
+           bytes / std::int64_t(sizeof(float))) {
+    // Written once by the space itself, so that host pages are placed by the threads
+    // that copy them.
+    Kokkos::deep_copy(space, x_, 1.0f);
+    Kokkos::deep_copy(space, y_, 2.0f);
+  }
+  void reset(ExecutionSpace const&) override {}
+  void advance(ExecutionSpace const& space, std::int64_t times) override {
+    Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> const policy(
+        space, 0, std::int64_t(x_.size()));
+    for (std::int64_t i = 0; i < times; ++i) {
+      Kokkos::parallel_for("wave2d::bench::copy", policy, CopyKernel<MemorySpace>{y_, x_});
+    }
+  }
+  std::int64_t bytes_moved() const { return 2 * std::int64_t(x_.size() * sizeof(float)); }
+
+ private:
+  Kokkos::View<float*, MemorySpace> x_;
+  Kokkos::View<float*, MemorySpace> y_;
+};
+
+// Google Benchmark calls a benchmark's function several times (to size the iteration
+// count, then once per repetition). The case built on the first call serves the next
+// ones, and is dropped when another benchmark starts: one grid lives at a time.
+struct CachedCase {
+  std::string key;
+  std::unique_ptr<CaseBase> value;
+  std::string error;
+};
+CachedCase cached;
+
+template <class ExecutionSpace>
+using Builder = std::function<std::unique_ptr<Case<ExecutionSpace>>(ExecutionSpace const&)>;
+
+// Builds (or finds) the case and warms it up with one untimed run; throws what the
+// builder throws, also on the calls after the first.
+template <class ExecutionSpace>
+Case<ExecutionSpace>& prepared_case(ExecutionSpace const& space, std::string const& key,
+                                    Builder<ExecutionSpace> const& build) {
+  if (cached.key != key) {
+    cached = {};  // frees the previous benchmark's grid before the next is allocated
+    cached.key = key;
+    try {
+      auto built = build(space);
+      built->reset(space);
+      built->advance(space, built->steps_per_run);
+      space.fence("wave2d::bench: warm-up");
+      cached.value = std::move(built);
+    } catch (std::exception const& e) {
+      cached.error = e.what();
+    }
+  }
+  if (!cached.error.empty()) throw std::runtime_error(cached.error);
+  return static_cast<Case<ExecutionSpace>&>(*cached.value);
+}
+
+template <class ExecutionSpace>
+void run_case(benchmark::State& state, std::string const& key,
+              Builder<ExecutionSpace> const& build) {
+  ExecutionSpace const space;
+  Case<ExecutionSpace>* run = nullptr;
+  try {
+    run = &prepared_case(space, key, build);
+  } catch (std::exception const& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  double timed_seconds = 0;
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    try {
+      run->reset(space);
+      space.fence("wave2d::bench: reset");
+      Kokkos::Timer timer;
+      run->advance(space, run->steps_per_run);
+      space.fence("wave2d::bench: timed region");
+      double const seconds = timer.seconds();
+      state.SetIterationTime(seconds);
+      timed_seconds += seconds;
+      ++runs;
+    } catch (std::exception const& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+  state.SetLabel(run->label.c_str());
+  for (auto const& [name, counter] : run->counters) state.counters[name] = counter;
+  // A ratio, not a rate: computed here from the same manual time that Google Benchmark
+  // divides the rate counters by.
+  if (run->copy_bandwidth_gbps > 0 && timed_seconds > 0) {
+    state.counters["copy_fraction"] = benchmark::Counter(
+        run->bytes_per_run * double(runs) / timed_seconds / 1e9 / run->copy_bandwidth_gbps);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The families.
+
+struct Workload {
+  Scene scene;
+  std::int64_t steps;
+  std::string steps_note;  // how `steps` relates to the scene's own step count
+};
+
+Counters stencil_counters(Workload const& work) {
+  double const cell_steps = double(work.scene.cells()) * double(work.steps);
+  double const bytes_per = double(bytes_per_cell_step(work.scene));
+  using benchmark::Counter;
+  Counters counters = {
+      {"GCells/s", Counter(cell_steps / 1e9, Counter::kIsIterationInvariantRate)},
+      {"GB/s", Counter(cell_steps * bytes_per / 1e9, Counter::kIsIterationInvariantRate)},
+      {"nx", Counter(work.scene.nx)},
+      {"ny", Counter(work.scene.ny)},
+      {"steps", Counter(double(work.steps))},
+      {"scene_steps", Counter(double(work.scene.steps))},
+      {"bytes_per_cell_step", Counter(bytes_per)},
+  };
+  return counters;
+}
+
+double bytes_per_run(Workload const& work) {
+  return double(work.scene.cells()) * double(work.steps) * double(bytes_per_cell_step(work.scene));
+}
+
+std::string stencil_label(std::string_view backend, SpaceInfo const& space,
+                          std::string const& configuration, Workload const& work) {
+  return "backend=" + std::string(backend) + "; space=" + space.name + "; device=" +
+         space.device + "; config=" + configuration + "; scene=" + work.scene.name +
+         "; grid=" + std::to_string(work.scene.nx) + "x" + std::to_string(work.scene.ny) +
+         "; steps=" + std::to_string(work.steps) + " " + work.steps_note;
+}
+
+struct SpacePlan {
+  SpaceInfo info;
+  bool host = false;
+  Options options;
+
+  std::int32_t max_size() const {
+    return options.max_size > 0 ? options.max_size : (host ? 4096 : 16384);
+  }
+  double sweep_cell_steps() const {
+    return options.sweep_cell_steps > 0 ? options.sweep_cell_steps
+                                        : std::ldexp(1.0, host ? 27 : 34);
+  }
+  std::int64_t copy_bytes() const {
+    return (options.copy_mib > 0 ? options.copy_mib : (host ? 256 : 1024)) * mib;
+  }
+  // Scenes: all the steps on device spaces, a cap on host spaces; `cap` and
+  // --wave2d_steps cap both.
+  Workload scene_workload(Scene scene, std::int64_t cap = 0,
+                          std::string const& cap_name = "") const {
+    std::int64_t steps = scene.steps;
+    std::string note = "(all the scene's steps)";
+    auto const limit = [&](std::int64_t most, std::string const& why) {
+      if (most > 0 && most < steps) {
+        steps = most;
+        note = "of " + std::to_string(scene.steps) + " (" + why + ")";
+      }
+    };
+    if (host && options.host_cell_steps > 0) {
+      limit(std::max<std::int64_t>(1, std::int64_t(options.host_cell_steps /
+                                                    double(scene.cells()))),
+            "host cap");
+    }
+    limit(cap, cap_name);
+    limit(options.steps, "--wave2d_steps cap");
+    return {std::move(scene), steps, note};
+  }
+  // A fixed amount of work per size, in a power of two of steps (a multiple of any
+  // fused step count), so that small grids run long enough to time.
+  Workload sweep_workload(std::int32_t n) const {
+    Scene scene = point_source_scene(n);
+    double const wanted = sweep_cell_steps() / (double(n) * double(n));
+    std::int64_t const steps =
+        std::max<std::int64_t>(8, std::int64_t(1) << std::max(0, int(std::floor(std::log2(wanted)))));
+    return {std::move(scene), steps, "(size sweep)"};
+  }
+};
+
+void configure(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+template <class ExecutionSpace>
+void register_copy(SpacePlan const& plan) {
+  std::string const name = "copy/" + plan.info.name;
+  std::int64_t const bytes = plan.copy_bytes();
+  SpaceInfo const info = plan.info;
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [name, bytes, info](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          require_memory(space, 2.0 * double(bytes));
+          auto copy = std::make_unique<CopyCase<ExecutionSpace>>(space, bytes);
+          using benchmark::Counter;
+          copy->counters = {
+              {"GB/s", Counter(double(copy->bytes_moved()) / 1e9,
+                               Counter::kIsIterationInvariantRate)},
+              {"bytes", Counter(double(copy->bytes_moved()))},
+          };
+          copy->label = "backend=copy; space=" + info.name + "; device=" + info.device +
+                        "; config=y[i] = x[i], 2 x " + std::to_string(bytes / mib) + " MiB";
+          return copy;
+        });
+      }));
+}
+
+template <class ExecutionSpace>
+void register_stencil(SpacePlan const& plan, std::string const& family,
+                      Backend<ExecutionSpace, typename ExecutionSpace::memory_space> const& backend, std::string const& case_name,
+                      std::function<Workload(SpacePlan const&)> make_workload) {
+  std::string const name =
+      family + "/" + plan.info.name + "/" + std::string(backend.name) + "/" + case_name;
+  std::string const backend_name(backend.name);
+  std::string const configuration = backend.configuration;
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [=](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          Workload work = make_workload(plan);
+          require_memory(space, double(work.scene.cells() *
+                                       case_bytes_per_cell<ExecutionSpace>));
+          auto label = stencil_label(backend_name, plan.info, configuration, work);
+          auto counters = stencil_counters(work);
+          double const bytes = bytes_per_run(work);
+          std::int64_t const steps = work.steps;
+          auto run = std::make_unique<SimulationCase<ExecutionSpace>>(
+              space, std::move(work.scene), backend_name);
+          run->steps_per_run = steps;
+          run->label = std::move(label);
+          run->counters = std::move(counters);
+          run->bytes_per_run = bytes;
+          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+          return run;
+        });
+      }));
+}
+
+// Tiles are in the order's own dimension order: (x, y) for XY, (y, x) for YX.
+template <class ExecutionSpace, class Order>
+void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
+  using Tiling = kokkos::MDRangeTiling<ExecutionSpace>;
+  constexpr bool xy = std::is_same_v<Order, kokkos::XY>;
+  bool const is_default = std::is_same_v<Order, typename Tiling::order> && tile == Tiling::tile;
+  std::string const tile_name = std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
+  std::string const name = "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" +
+                           tile_name;
+  std::string const configuration = std::string(xy ? "order (x, y)" : "order (y, x)") +
+                                    ", tile " + tile_name + (is_default ? " (default)" : "");
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [=](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
+                                              plan.options.tuning_steps, "tuning cap");
+          validate(work.scene);
+          require_memory(space, double(work.scene.cells() *
+                                       case_bytes_per_cell<ExecutionSpace>));
+          auto run = std::make_unique<TunedMDRangeCase<ExecutionSpace, Order>>(
+              space, work.scene, tile);
+          run->steps_per_run = work.steps;
+          run->label = stencil_label("kokkos-mdrange", plan.info, configuration, work);
+          run->counters = stencil_counters(work);
+          run->bytes_per_run = bytes_per_run(work);
+          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+          using benchmark::Counter;
+          run->counters.emplace_back("tile_x", Counter(xy ? tile[0] : tile[1]));
+          run->counters.emplace_back("tile_y", Counter(xy ? tile[1] : tile[0]));
+          run->counters.emplace_back("order_xy", Counter(xy ? 1 : 0));
+          run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
+          return run;
+        });
+      }));
+}
+
+template <class ExecutionSpace>
+void register_tuning_family(SpacePlan const& plan) {
+  using kokkos::XY;
+  using kokkos::YX;
+  if constexpr (is_host_space<ExecutionSpace>) {
+    // (y, x): the inner loop runs along a row; (x, y): down a column.
+    for (auto tile : {std::array{1, 1024}, std::array{4, 512}, std::array{8, 256},
+                      std::array{16, 64}, std::array{64, 64}}) {
+      register_tuning<ExecutionSpace, YX>(plan, tile);
+    }
+    for (auto tile : {std::array{512, 4}, std::array{64, 16}}) {
+      register_tuning<ExecutionSpace, XY>(plan, tile);
+    }
+  } else {
+    // Dimension 0 is threadIdx.x: with (x, y) a warp reads along a row, with (y, x)
+    // down a column.
+    for (auto tile : {std::array{32, 4}, std::array{32, 8}, std::array{32, 16},
+                      std::array{64, 4}, std::array{128, 2}, std::array{256, 1},
+                      std::array{16, 16}}) {
+      register_tuning<ExecutionSpace, XY>(plan, tile);
+    }
+    for (auto tile : {std::array{8, 32}, std::array{4, 64}, std::array{1, 256},
+                      std::array{32, 8}}) {
+      register_tuning<ExecutionSpace, YX>(plan, tile);
+    }
+  }
+}
+
+template <class ExecutionSpace>
+double measure_copy_bandwidth(ExecutionSpace const& space, std::int64_t bytes) {
+  require_memory(space, 2.0 * double(bytes));
+  CopyCase<ExecutionSpace> copy(space, bytes);
+  copy.advance(space, 1);
+  space.fence("wave2d::bench: copy warm-up");
+  std::vector<double> seconds;
+  for (int i = 0; i < 11; ++i) {
+    Kokkos::Timer timer;
+    copy.advance(space, 1);
+    space.fence("wave2d::bench: copy");
+    seconds.push_back(timer.seconds());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  return double(copy.bytes_moved()) / seconds[seconds.size() / 2] / 1e9;
+}
+
+template <class ExecutionSpace>
+SpaceInfo register_space(Options const& options) {
+  ExecutionSpace const space;
+  SpacePlan plan;
+  plan.options = options;
+  plan.host = is_host_space<ExecutionSpace>;
+  plan.info = describe_space(space);
+  plan.info.copy_bytes = plan.copy_bytes();
+  try {
+    plan.info.copy_bandwidth_gbps = measure_copy_bandwidth(space, plan.copy_bytes());
+  } catch (std::exception const& e) {
+    plan.info.details.emplace_back("copy_bandwidth_error", e.what());
+  }
+
+  register_copy<ExecutionSpace>(plan);
+  auto const all_backends = backends<ExecutionSpace>();
+  for (auto const& info : builtin_scenes()) {
+    std::string const scene_name(info.name);
+    std::int64_t const cells = builtin_scene(scene_name).cells();
+    for (auto const& backend : all_backends) {
+      if (backend.name == "reference" && cells > reference_max_cells) continue;
+      register_stencil<ExecutionSpace>(plan, "scene", backend, scene_name,
+                                       [scene_name](SpacePlan const& p) {
+                                         return p.scene_workload(builtin_scene(scene_name));
+                                       });
+    }
+  }
+  register_tuning_family<ExecutionSpace>(plan);
+  for (std::int32_t n = 256; n <= plan.max_size(); n *= 2) {
+    for (auto const& backend : all_backends) {
+      if (backend.name == "reference") continue;
+      register_stencil<ExecutionSpace>(plan, "sweep", backend, std::to_string(n),
+                                       [n](SpacePlan const& p) { return p.sweep_workload(n); });
+    }
+  }
+  return plan.info;
+}
+
+}  // namespace
+
+std::vector<SpaceInfo> register_benchmarks(Options const& options) {
+  bool known = false;
+  for (auto const& info : builtin_scenes()) known = known || info.name == options.tuning_scene;
+  if (!known) {
+    throw std::invalid_argument("--wave2d_tuning_scene: no built-in scene '" +
+                                options.tuning_scene + "'");
+  }
+  // The device first: its results are the headline.
+  std::vector<SpaceInfo> spaces;
+#if defined(KOKKOS_ENABLE_CUDA)
+  spaces.push_back(register_space<Kokkos::Cuda>(options));
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  spaces.push_back(register_space<Kokkos::OpenMP>(options));
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  spaces.push_back(register_space<Kokkos::Serial>(options));
+#endif
+  return spaces;
+}
+
+void release_benchmark_state() { cached = {}; }
+
+}  // namespace wave2d::bench

@@ -2,7 +2,9 @@
 # Builds wave2d against a Kokkos install with CUDA and runs, on the GPU machine, the
 # stages asked for: build, test (the whole ctest suite), sanitize (compute-sanitizer
 # memcheck and racecheck on the CUDA tests), tune (cuda-shmem shapes on double-slit),
-# bench (tools/run_benchmarks.sh). Logs go to OUT.
+# cli (end-to-end runs of the program, checked with numpy), memory (the memory-hierarchy
+# microbenchmarks), bench (tools/run_benchmarks.sh; WAVE2D_BENCH_ARGS adds to it, e.g.
+# --quick). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -49,9 +51,35 @@ if has tune; then
   "$build/bench/tuning/wave2d_shmem_tuning" --scene double-slit --repetitions 3 \
     --csv "$out/shmem-tuning.csv" 2>&1 | tee "$out/shmem-tuning.log" || status=1
 fi
+if has cli; then
+  stage cli
+  cli="$build/src/cli/wave2d"
+  for backend in reference cuda-naive cuda-shmem kokkos-mdrange; do
+    "$cli" run --scene double-slit-small --backend "$backend" --output "$out/cli" \
+      --save-npy "$out/cli/$backend.npy" > "$out/cli-$backend.log" 2>&1 || status=1
+    grep -E "backend|space|throughput" "$out/cli-$backend.log" | paste -sd' '
+  done
+  python3 - "$out/cli" <<'PY' || status=1
+import sys, numpy as np
+d = sys.argv[1]
+ref = np.load(f"{d}/reference.npy").astype(np.float64)
+for b in ("cuda-naive", "cuda-shmem", "kokkos-mdrange"):
+    u = np.load(f"{d}/{b}.npy").astype(np.float64)
+    e = [np.sqrt(np.mean((ref[i] - u[i])**2)) / np.sqrt(np.mean(ref[i]**2)) for i in (0, 1)]
+    print(f"{b}: relative RMSE vs reference {e[0]:.2e} {e[1]:.2e}", "ok" if max(e) < 1e-5 else "FAIL")
+    assert max(e) < 1e-5
+PY
+fi
+if has memory; then
+  stage memory
+  "$src/bench/memory/run_memory_benches.sh" --build-dir "$build" "$out/memory" \
+    > "$out/memory.log" 2>&1 || status=1
+  tail -5 "$out/memory.log"
+fi
 if has bench; then
   stage bench
-  "$src/tools/run_benchmarks.sh" "$build" "$out/bench" > "$out/bench.log" 2>&1 || status=1
+  "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
+    > "$out/bench.log" 2>&1 || status=1
   tail -30 "$out/bench.log"
 fi
 stage done

@@ -46,7 +46,7 @@ struct ShmemShape {
 };
 
 enum class ShmemVariant {
-  tuned,  // the default, tuned for sm_90
+  tuned,  // the default, tuned for sm_90 (the seed's shape on grids of fewer tiles than SMs)
   seed,   // the seed chapter's 32 x 32 tile, 2 x 2 cells per thread, 8 steps, no padding
 };
 

@@ -44,6 +44,12 @@ TEST_P(BackendTest, OddAndNonSquareGrids) {
   }
 }
 
+TEST_P(BackendTest, GridsOfManyTiles) {
+  // Enough tiles for cuda-shmem's tuned shape on any GPU (small grids take the seed's).
+  Scene const scene = busy_scene(1201, 677, 77);
+  check(scene, random_pair(scene, 78), 2, 27, "1201 x 677, 27 steps");
+}
+
 TEST_P(BackendTest, DegenerateGridsStayZero) {
   for (auto [nx, ny] : {std::pair{1, 1}, {1, 17}, {17, 1}, {2, 2}, {2, 9}}) {
     Scene scene = plain_scene(nx, ny);

@@ -45,13 +45,19 @@ std::vector<float> download(float const* device, cuda::Grid grid) {
 
 enum class Kernel { naive, shmem, shmem_seed };
 
-std::string kernel_name(testing::TestParamInfo<Kernel> const& info) {
-  switch (info.param) {
+std::string to_string(Kernel kernel) {
+  switch (kernel) {
     case Kernel::naive: return "naive";
     case Kernel::shmem: return "shmem";
     case Kernel::shmem_seed: return "shmem_seed";
   }
   return "unknown";
+}
+
+void PrintTo(Kernel kernel, std::ostream* os) { *os << to_string(kernel); }
+
+std::string kernel_name(testing::TestParamInfo<Kernel> const& info) {
+  return to_string(info.param);
 }
 
 class CudaKernelTest : public testing::TestWithParam<Kernel> {
@@ -136,6 +142,15 @@ TEST_P(CudaKernelTest, RandomFieldsOddGridsAndStepCounts) {
             std::to_string(nx) + " x " + std::to_string(ny) + ", " + std::to_string(steps) +
                 " steps");
     }
+  }
+}
+
+TEST_P(CudaKernelTest, GridsOfManyTiles) {
+  // Enough tiles for cuda-shmem's tuned shape on any GPU (small grids take the seed's).
+  Scene const scene = busy_scene(1201, 677, 77);
+  for (std::int64_t steps : {13, 27}) {
+    check(scene, random_pair(scene, 78), 2, steps,
+          "1201 x 677, " + std::to_string(steps) + " steps");
   }
 }
 

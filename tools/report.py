@@ -171,7 +171,7 @@ def machine_section(context, stencil_path):
         bw = float(context.get(f"wave2d_copy_bandwidth_GBps:{space}", 0) or 0)
         nbytes = int(context.get(f"wave2d_copy_bytes:{space}", 0) or 0)
         rows.append((f"Copy bandwidth ({space})",
-                     f"{fmt(bw)} GB/s (y[i] = x[i], 2 × {fmt(mib(nbytes))} MiB, median of 11)"
+                     f"{fmt(bw)} GB/s (y[i] = x[i] in 16-byte elements, 2 × {fmt(mib(nbytes))} MiB, median of 11)"
                      if bw > 0 else context.get(f"wave2d_copy_bandwidth_error:{space}", "not measured")))
     for space in spaces:
         for key, label in [("cuda_runtime", "CUDA runtime"), ("cuda_driver", "CUDA driver")]:
@@ -732,8 +732,8 @@ METHOD = """## How these numbers were taken
   code, write u(t+dt); 20 with a per-cell speed) — the least a kernel making one pass over the
   grid per step moves. Kernels that fuse several steps per pass move less and may exceed the
   copy bandwidth.
-- **of copy BW**: that effective bandwidth over the space's copy bandwidth (y[i] = x[i] over
-  two arrays far larger than the last-level cache, measured by the suite at start-up).
+- **of copy BW**: that effective bandwidth over the space's copy bandwidth (y[i] = x[i] in 16-byte
+  elements over two arrays far larger than the last-level cache, measured by the suite at start-up).
 - docs/benchmarks.md has the details."""
 
 

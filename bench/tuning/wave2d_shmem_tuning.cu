@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<112, 48, 1, 8, 8, 0>());
     variants.push_back(shmem_variant<112, 48, 1, 8, 8, 1>());
     variants.push_back(shmem_variant<112, 48, 1, 16, 8, 0>());
+    variants.push_back(shmem_variant<112, 48, 1, 16, 8, 1>());
+    variants.push_back(shmem_variant<116, 52, 1, 16, 6, 0>());
+    variants.push_back(shmem_variant<108, 44, 1, 16, 10, 0>());
+    variants.push_back(shmem_variant<104, 40, 1, 16, 12, 0>());
     variants.push_back(shmem_variant<116, 52, 1, 8, 6, 0>());
     variants.push_back(shmem_variant<104, 40, 1, 8, 12, 0>());
     variants.push_back(shmem_variant<112, 80, 1, 12, 8, 0>());

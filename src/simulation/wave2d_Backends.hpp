@@ -59,7 +59,9 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                       return std::make_unique<Details::CudaNaiveStepper<MemorySpace>>(c);
                     }});
     list.push_back({"cuda-shmem", "hand-written CUDA, shared-memory tiles fusing T steps",
-                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::tuned)), [](Scene const&, C const& c) -> Made {
+                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::tuned)) +
+                        "; grids of fewer tiles than SMs: the seed's shape",
+                    [](Scene const&, C const& c) -> Made {
                       return std::make_unique<Details::CudaShmemStepper<MemorySpace>>(
                           c, cuda::ShmemVariant::tuned);
                     }});

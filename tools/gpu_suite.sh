@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds wave2d against a Kokkos install with CUDA and runs, on the GPU machine, the
-# stages asked for: build, test (the whole ctest suite), sanitize (compute-sanitizer
-# memcheck and racecheck on the CUDA tests), tune (cuda-shmem shapes on double-slit),
-# cli (end-to-end runs of the program, checked with numpy), memory (the memory-hierarchy
-# microbenchmarks), bench (tools/run_benchmarks.sh; WAVE2D_BENCH_ARGS adds to it, e.g.
-# --quick). Logs go to OUT.
+# stages asked for, in this order: build, test (the whole ctest suite), tune (cuda-shmem
+# shapes on double-slit), cli (end-to-end runs of the program, checked with numpy),
+# memory (the memory-hierarchy microbenchmarks), bench (tools/run_benchmarks.sh, which
+# runs the memory ones too; WAVE2D_BENCH_ARGS adds to it, e.g. --quick), sanitize
+# (compute-sanitizer memcheck and racecheck on the CUDA tests). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -33,18 +33,6 @@ if has test; then
   stage test
   (cd "$build" && ctest -j 8 --output-on-failure --timeout 600 > "$out/ctest.log" 2>&1) || status=1
   tail -5 "$out/ctest.log"
-fi
-if has sanitize; then
-  stage sanitize
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 3 \
-      "$build/tests/wave2d_cuda_tests" --gtest_filter='*DoubleSlitSmall*:*RandomFields*:*Pitched*' \
-      > "$out/sanitize-$tool-raw.log" 2>&1 || status=1
-    compute-sanitizer --tool $tool --error-exitcode 3 \
-      "$build/tests/wave2d_tests" --gtest_filter='*Cuda_cuda*:*Cuda_kokkos*' \
-      > "$out/sanitize-$tool-kokkos.log" 2>&1 || status=1
-    tail -n 3 "$out"/sanitize-$tool-*.log
-  done
 fi
 if has tune; then
   stage tune
@@ -78,9 +66,24 @@ if has memory; then
 fi
 if has bench; then
   stage bench
-  "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
+  # Every core for the OpenMP rows (the test stage limits them for parallel ctest).
+  OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread OMP_PLACES=threads \
+    "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
     > "$out/bench.log" 2>&1 || status=1
   tail -30 "$out/bench.log"
+fi
+if has sanitize; then
+  stage sanitize
+  # memcheck on every CUDA test; racecheck (slow) on the shared-memory kernels, in both
+  # of cuda-shmem's shapes (small grids take the seed's).
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/tests/wave2d_cuda_tests" \
+    > "$out/sanitize-memcheck-raw.log" 2>&1 || status=1
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/tests/wave2d_tests" \
+    --gtest_filter='*Cuda_cuda*:*Cuda_kokkos*' > "$out/sanitize-memcheck-kokkos.log" 2>&1 || status=1
+  compute-sanitizer --tool racecheck --error-exitcode 3 "$build/tests/wave2d_cuda_tests" \
+    --gtest_filter='*RandomFields*/shmem*:*ManyTiles*/shmem*:*DoubleSlitSmall*/shmem*' \
+    > "$out/sanitize-racecheck-raw.log" 2>&1 || status=1
+  tail -n 3 "$out"/sanitize-*.log
 fi
 stage done
 exit $status

@@ -67,7 +67,7 @@ fi
 if has bench; then
   stage bench
   # Every core for the OpenMP rows (the test stage limits them for parallel ctest).
-  OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread OMP_PLACES=threads \
+  OMP_NUM_THREADS=$(nproc --all) OMP_PROC_BIND=spread OMP_PLACES=threads \
     "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
     > "$out/bench.log" 2>&1 || status=1
   tail -30 "$out/bench.log"

@@ -81,15 +81,18 @@ class Chain {
   std::uint32_t nodes() const { return n_; }
 
   // Cycles per dependent load, one entry per repetition; false if the chase did not end on the node
-  // the permutation predicts, i.e. the chain is broken or the loop did not run as written.
+  // the permutation predicts, i.e. the chain is broken or the loop did not run as written. With a
+  // flusher, the L2 is emptied before every repetition: each one walks the same nodes, and those
+  // the previous walk left in the L2 would otherwise answer from there.
   bool run(CacheOp op, long long warm_steps, long long timed_steps, int reps,
-           std::vector<double>& cycles_per_load) {
+           std::vector<double>& cycles_per_load, L2Flusher* flusher) {
     char* const base = memory_.get();
     char* const start = base + order_[0] * node_stride;
     char* const expected_end =
         base + order_[(warm_steps + timed_steps) % n_] * node_stride;
     bool ok = true;
     for (int r = 0; r < reps; ++r) {
+      if (flusher) flusher->flush();
       if (op == CacheOp::ca) {
         chase<CacheOp::ca><<<1, 1>>>(start, warm_steps, timed_steps, cycles_.get(), end_.get());
       } else {
@@ -216,6 +219,7 @@ void run(Bench& bench) {
   bool const quick = bench.quick();
   DeviceInfo const& dev = bench.device();
   std::size_t const l2 = static_cast<std::size_t>(dev.l2_bytes);
+  L2Flusher flusher(dev);
 
   WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(chase<CacheOp::ca>,
                                          cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -255,9 +259,11 @@ void run(Bench& bench) {
   for (std::size_t bytes : sizes) {
     chain.build(bytes);
     std::uint32_t const n = chain.nodes();
-    // Fits in L2: walk the whole chain first so that every node is cached. Larger: every access
-    // misses anyway, and a full walk of a 1 GiB chain would take seconds.
-    long long const warm_steps = bytes <= l2 ? n : std::min<long long>(n, 4096);
+    // Fits in L2: walk the whole chain first so that every node is cached. Larger: flush the L2
+    // and walk 4096 nodes first (the timed ones come after them, uncached), since a full walk
+    // of a 1 GiB chain would take seconds.
+    bool const fits = bytes <= l2;
+    long long const warm_steps = fits ? n : std::min<long long>(n, 4096);
     SweepPoint point;
     point.bytes = bytes;
     Json row = Json::object();
@@ -267,7 +273,8 @@ void run(Bench& bench) {
     row.set("timed_steps", timed_steps);
     for (CacheOp op : {CacheOp::ca, CacheOp::cg}) {
       std::vector<double> samples;
-      bool const ok = chain.run(op, warm_steps, timed_steps, reps, samples);
+      bool const ok =
+          chain.run(op, warm_steps, timed_steps, reps, samples, fits ? nullptr : &flusher);
       bench.check(ok, format("pointer chase over %s with ld.global.%s did not end on the node the "
                              "permutation predicts (broken chain or miscompiled loop)",
                              format_bytes(bytes).c_str(), op_name(op)));
@@ -344,7 +351,6 @@ void run(Bench& bench) {
   WAVE2D_CUDA_CHECK(cudaMemcpy(pointers.get(), both, sizeof both, cudaMemcpyHostToDevice));
   DeviceBuffer<long long> cycles(1);
   DeviceBuffer<std::uint32_t> sink(3);
-  L2Flusher flusher(dev);
   int const single_reps = quick ? 3 : 9;
   WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(single_load<SingleLoad::ca_warm, true>,
                                          cudaFuncAttributePreferredSharedMemoryCarveout,

@@ -1,4 +1,4 @@
-// The built-in scenes reproduce the reference scenes of shared/SCENES.md; validation
+// The built-in scenes reproduce the reference scenes (docs/update-rule.md); validation
 // refuses what cannot be simulated.
 #include <wave2d_TestHelpers.hpp>
 

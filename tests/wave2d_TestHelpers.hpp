@@ -62,7 +62,7 @@ inline Scene busy_scene(std::int32_t nx, std::int32_t ny, std::uint32_t seed) {
   return scene;
 }
 
-// Relative RMSE of `value` against `reference` (shared/SCENES.md), in double.
+// Relative RMSE of `value` against `reference` (docs/update-rule.md), in double.
 inline double relative_rmse(std::vector<float> const& reference,
                             std::vector<float> const& value) {
   double sum_ref = 0.0;

@@ -6,6 +6,7 @@
 #include "wave2d_Bench.hpp"
 
 #include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
+#include <simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -77,31 +78,6 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-std::optional<std::int64_t> host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    std::int64_t kib = 0;
-    meminfo >> kib;
-    if (key == "MemAvailable:") return kib * 1024;
-    meminfo.ignore(256, '\n');
-  }
-  return std::nullopt;
-}
-
-template <class ExecutionSpace>
-std::optional<std::int64_t> available_bytes(ExecutionSpace const&) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
-    std::size_t free = 0;
-    std::size_t total = 0;
-    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
-    return std::int64_t(free);
-  }
-#endif
-  if constexpr (is_host_space<ExecutionSpace>) return host_available_bytes();
-  return std::nullopt;
-}
-
 std::string format_gib(double bytes) {
   std::ostringstream out;
   out.precision(3);
@@ -112,9 +88,9 @@ std::string format_gib(double bytes) {
 template <class ExecutionSpace>
 void require_memory(ExecutionSpace const& space, double bytes) {
   auto const available = available_bytes(space);
-  if (available && bytes > 0.9 * double(*available)) {
+  if (available && bytes > 0.9 * *available) {
     throw std::runtime_error("skipped: needs about " + format_gib(bytes) + ", " +
-                             format_gib(double(*available)) + " available on " +
+                             format_gib(*available) + " available on " +
                              ExecutionSpace::name());
   }
 }

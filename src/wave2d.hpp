@@ -12,6 +12,7 @@
 #include <scene/wave2d_MaskImage.hpp>
 #include <scene/wave2d_Scene.hpp>
 #include <scene/wave2d_SceneFile.hpp>
+#include <simulation/wave2d_AvailableMemory.hpp>
 #include <simulation/wave2d_Backends.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 

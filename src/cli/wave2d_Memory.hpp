@@ -5,12 +5,12 @@
 
 #include <cli/wave2d_Commands.hpp>
 #include <scene/wave2d_Scene.hpp>
+#include <simulation/wave2d_AvailableMemory.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <optional>
 #include <string>
-#include <type_traits>
 
 namespace wave2d::cli {
 
@@ -18,29 +18,14 @@ namespace wave2d::cli {
 // fields, the cell codes, and host copies of the fields for output.
 double estimated_bytes(Scene const& scene);
 
-// MemAvailable of /proc/meminfo; empty where there is none.
-std::optional<double> available_host_bytes();
-
-#if defined(KOKKOS_ENABLE_CUDA)
-// Free memory of the current device: the one Kokkos chose at its initialization.
-std::optional<double> available_cuda_bytes();
-#endif
-
 // "1.5 GiB"
 std::string human_bytes(double bytes);
 
 // Throws InputError when the scene does not fit in the memory space of the execution
 // space, as far as that can be known.
 template <class ExecutionSpace>
-void check_memory(ExecutionSpace const&, Scene const& scene) {
-  using MemorySpace = typename ExecutionSpace::memory_space;
-  std::optional<double> available;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<MemorySpace, Kokkos::CudaSpace>) available = available_cuda_bytes();
-#endif
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    available = available_host_bytes();
-  }
+void check_memory(ExecutionSpace const& space, Scene const& scene) {
+  std::optional<double> const available = available_bytes(space);
   double const needed = estimated_bytes(scene);
   if (available && needed > *available) {
     throw InputError("the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +

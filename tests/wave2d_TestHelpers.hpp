@@ -127,6 +127,7 @@ HostPair run_backend(std::string const& backend, Scene const& scene, HostPair co
   simulation.advance(space, n_steps);
   space.fence();
   EXPECT_EQ(simulation.steps_done(), first_step + n_steps);
+  EXPECT_EQ(simulation.time(), time_of_step(scene.t0, scene.dt, first_step + n_steps));
   return {to_host<ExecutionSpace>(simulation.previous()),
           to_host<ExecutionSpace>(simulation.current())};
 }

@@ -163,6 +163,7 @@ class SimulationCase final : public Case<ExecutionSpace> {
   void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
     simulation_.advance(space, n_steps);
   }
+  std::string configuration() const { return simulation_.configuration(); }
 
  private:
   Simulation<ExecutionSpace> simulation_;
@@ -193,6 +194,7 @@ class TunedMDRangeCase final : public Case<ExecutionSpace> {
   void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
     stepper_.advance(space, fields_, n_steps);
   }
+  std::string configuration() const { return stepper_.configuration(); }
 
  private:
   Coefficients<MemorySpace> coefficients_;
@@ -437,23 +439,19 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
   std::string const name =
       family + "/" + plan.info.name + "/" + std::string(backend.name) + "/" + case_name;
   std::string const backend_name(backend.name);
-  std::string const configuration = backend.configuration;
   configure(benchmark::RegisterBenchmark(
       name.c_str(), [=](benchmark::State& state) {
         run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          Workload work = make_workload(plan);
+          Workload const work = make_workload(plan);
           require_memory(space, double(work.scene.cells() *
                                        case_bytes_per_cell<ExecutionSpace>));
-          auto label = stencil_label(backend_name, plan.info, configuration, work);
-          auto counters = stencil_counters(work);
-          double const bytes = bytes_per_run(work);
-          std::int64_t const steps = work.steps;
-          auto run = std::make_unique<SimulationCase<ExecutionSpace>>(
-              space, std::move(work.scene), backend_name);
-          run->steps_per_run = steps;
-          run->label = std::move(label);
-          run->counters = std::move(counters);
-          run->bytes_per_run = bytes;
+          auto run = std::make_unique<SimulationCase<ExecutionSpace>>(space, work.scene,
+                                                                      backend_name);
+          run->steps_per_run = work.steps;
+          // What ran for this grid, as the backend reports it.
+          run->label = stencil_label(backend_name, plan.info, run->configuration(), work);
+          run->counters = stencil_counters(work);
+          run->bytes_per_run = bytes_per_run(work);
           run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
           return run;
         });
@@ -469,8 +467,6 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
   std::string const tile_name = std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
   std::string const name = "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" +
                            tile_name;
-  std::string const configuration = std::string(xy ? "order (x, y)" : "order (y, x)") +
-                                    ", tile " + tile_name + (is_default ? " (default)" : "");
   configure(benchmark::RegisterBenchmark(
       name.c_str(), [=](benchmark::State& state) {
         run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
@@ -482,7 +478,9 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
           auto run = std::make_unique<TunedMDRangeCase<ExecutionSpace, Order>>(
               space, work.scene, tile);
           run->steps_per_run = work.steps;
-          run->label = stencil_label("kokkos-mdrange", plan.info, configuration, work);
+          run->label = stencil_label("kokkos-mdrange", plan.info,
+                                     run->configuration() + (is_default ? " (default)" : ""),
+                                     work);
           run->counters = stencil_counters(work);
           run->bytes_per_run = bytes_per_run(work);
           run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;

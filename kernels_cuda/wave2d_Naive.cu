@@ -15,22 +15,21 @@ constexpr int block_y = 8;
 
 template <bool UniformKappa>
 __global__ void __launch_bounds__(block_x* block_y)
-    naive_step(Grid grid, Coefficients coefficients, float t, float* __restrict__ u_prev,
+    naive_step(KernelParams params, float t, float* __restrict__ u_prev,
                float const* __restrict__ u) {
   int const x = blockIdx.x * block_x + threadIdx.x;
-  if (x >= grid.nx) return;
+  if (x >= params.nx) return;
   // Large grids have more rows than a launch may have blocks in y.
-  for (int y = blockIdx.y * block_y + threadIdx.y; y < grid.ny; y += gridDim.y * block_y) {
-    std::int64_t const i = std::int64_t(y) * grid.pitch + x;
-    float const code = __ldg(coefficients.code + i);
+  for (int y = blockIdx.y * block_y + threadIdx.y; y < params.ny; y += gridDim.y * block_y) {
+    std::int64_t const i = std::int64_t(y) * params.pitch + x;
+    float const code = __ldg(params.code + i);
     float next;
     if (code >= 0.0f) {
-      float const kappa =
-          UniformKappa ? coefficients.kappa_uniform : __ldg(coefficients.kappa + i);
+      float const kappa = UniformKappa ? params.kappa_uniform : __ldg(params.kappa + i);
       next = stencil(code, kappa, u_prev[i], u[i],
-                     u[i - 1] + u[i + 1] + u[i - grid.pitch] + u[i + grid.pitch]);
+                     u[i - 1] + u[i + 1] + u[i - params.pitch] + u[i + params.pitch]);
     } else {
-      next = fixed_value(code, coefficients.sources, t);
+      next = fixed_value(code, params.sources, t);
     }
     u_prev[i] = next;
   }
@@ -38,16 +37,14 @@ __global__ void __launch_bounds__(block_x* block_y)
 
 }  // namespace
 
-FieldPointers advance_naive(Grid grid, Coefficients const& coefficients, FieldPointers fields,
-                            std::int64_t first_step, std::int64_t n_steps,
-                            cudaStream_t stream) {
+FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
+                            std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream) {
   dim3 const block(block_x, block_y);
-  dim3 const blocks((grid.nx + block_x - 1) / block_x,
-                    std::min((grid.ny + block_y - 1) / block_y, 65535));
-  auto const kernel = coefficients.kappa ? naive_step<false> : naive_step<true>;
+  dim3 const blocks((params.nx + block_x - 1) / block_x,
+                    std::min((params.ny + block_y - 1) / block_y, 65535));
+  auto const kernel = params.kappa ? naive_step<false> : naive_step<true>;
   for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
-    float const t = time_of_step(coefficients.t0, coefficients.dt, s);
-    kernel<<<blocks, block, 0, stream>>>(grid, coefficients, t, fields.previous, fields.current);
+    kernel<<<blocks, block, 0, stream>>>(params, params.time(s), fields.previous, fields.current);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields.previous, fields.current);
   }
@@ -56,19 +53,6 @@ FieldPointers advance_naive(Grid grid, Coefficients const& coefficients, FieldPo
 
 std::string naive_configuration() {
   return "block " + std::to_string(block_x) + "x" + std::to_string(block_y) + ", 1 cell/thread";
-}
-
-bool device_available(char const** reason) {
-  int count = 0;
-  cudaError_t const status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    if (reason) {
-      *reason = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device present";
-    }
-    cudaGetLastError();  // clear the error so that later calls start clean
-    return false;
-  }
-  return true;
 }
 
 }  // namespace wave2d::cuda

@@ -21,12 +21,13 @@
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace wave2d::cuda {
 
 template <int TileX, int TileY, int CellsX, int CellsY, int FusedSteps, int Pad>
-struct ShmemTile {
+struct ShmemShape {
   static constexpr int tile_x = TileX;
   static constexpr int tile_y = TileY;
   static constexpr int cells_x = CellsX;
@@ -47,14 +48,16 @@ struct ShmemTile {
                 "the window must split evenly into cells per thread");
   static_assert(threads <= 1024, "at most 1024 threads per block");
 
-  static constexpr ShmemShape shape() {
-    return {TileX, TileY, CellsX, CellsY, FusedSteps, Pad != 0};
+  static std::string describe() {
+    return "tile " + std::to_string(TileX) + "x" + std::to_string(TileY) + ", " +
+           std::to_string(CellsX) + "x" + std::to_string(CellsY) +
+           " cells/thread, T=" + std::to_string(FusedSteps) + (Pad ? ", padded" : ", unpadded");
   }
 };
 
 template <class Tile, bool UniformKappa>
 __global__ void __launch_bounds__(Tile::threads)
-    shmem_steps(Grid grid, Coefficients coefficients, FieldPointers in, FieldPointers out,
+    shmem_steps(KernelParams params, FieldPointers in, FieldPointers out,
                 std::int64_t first_step, int steps, int tiles_y) {
   constexpr int CX = Tile::cells_x;
   constexpr int CY = Tile::cells_y;
@@ -90,16 +93,16 @@ __global__ void __launch_bounds__(Tile::threads)
         int const ly = threadIdx.y * CY + i;
         int const gx = x0 + lx;
         int const gy = y0 + ly;
-        bool const inside = gx >= 0 && gx < grid.nx && gy >= 0 && gy < grid.ny;
-        std::int64_t const g = std::int64_t(gy) * grid.pitch + gx;
+        bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
+        std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
         prev[i][j] = inside ? in.previous[g] : 0.0f;
         cur[i][j] = inside ? in.current[g] : 0.0f;
         int const p = (ly + 1) * pitch + lx + 1;
-        codes[p] = inside ? __ldg(coefficients.code + g) : cell_code::fixed_zero;
+        codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
         if constexpr (UniformKappa) {
-          kappa[i][j] = coefficients.kappa_uniform;
+          kappa[i][j] = params.kappa_uniform;
         } else {
-          kappa[i][j] = inside ? __ldg(coefficients.kappa + g) : 0.0f;
+          kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
         }
         current[p] = cur[i][j];
       }
@@ -107,7 +110,7 @@ __global__ void __launch_bounds__(Tile::threads)
     __syncthreads();
 
     for (int s = 0; s < steps; ++s) {
-      float const t = time_of_step(coefficients.t0, coefficients.dt, first_step + s);
+      float const t = params.time(first_step + s);
 #pragma unroll
       for (int j = 0; j < CX; ++j) {
         int const lx = threadIdx.x + j * Tile::block_x;
@@ -121,7 +124,7 @@ __global__ void __launch_bounds__(Tile::threads)
           float const u = cur[i][j];
           float const code = codes[p];
           float const u_next = code >= 0.0f ? stencil(code, kappa[i][j], prev[i][j], u, sum)
-                                            : fixed_value(code, coefficients.sources, t);
+                                            : fixed_value(code, params.sources, t);
           above = u;
           prev[i][j] = u;
           cur[i][j] = u_next;
@@ -144,8 +147,8 @@ __global__ void __launch_bounds__(Tile::threads)
         int const gy = y0 + ly;
         bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
                              ly >= Tile::steps && ly < Tile::steps + Tile::tile_y;
-        if (in_tile && gx < grid.nx && gy < grid.ny) {
-          std::int64_t const g = std::int64_t(gy) * grid.pitch + gx;
+        if (in_tile && gx < params.nx && gy < params.ny) {
+          std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
           out.previous[g] = prev[i][j];
           out.current[g] = cur[i][j];
         }
@@ -159,19 +162,19 @@ __global__ void __launch_bounds__(Tile::threads)
 // Runs n_steps as launches of Tile::steps (and one shorter remainder launch),
 // alternating between the two pairs. Returns the pair that holds the result.
 template <class Tile>
-FieldPointers advance_tiles(Grid grid, Coefficients const& coefficients, FieldPointers fields,
+FieldPointers advance_tiles(KernelParams const& params, FieldPointers fields,
                             FieldPointers scratch, std::int64_t first_step,
                             std::int64_t n_steps, cudaStream_t stream) {
-  auto const kernel = coefficients.kappa ? shmem_steps<Tile, false> : shmem_steps<Tile, true>;
+  auto const kernel = params.kappa ? shmem_steps<Tile, false> : shmem_steps<Tile, true>;
   WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          int(Tile::shared_bytes)));
-  int const tiles_x = (grid.nx + Tile::tile_x - 1) / Tile::tile_x;
-  int const tiles_y = (grid.ny + Tile::tile_y - 1) / Tile::tile_y;
+  int const tiles_x = (params.nx + Tile::tile_x - 1) / Tile::tile_x;
+  int const tiles_y = (params.ny + Tile::tile_y - 1) / Tile::tile_y;
   dim3 const block(Tile::block_x, Tile::block_y);
   dim3 const blocks(tiles_x, std::min(tiles_y, 65535));
   for (std::int64_t s = 0; s < n_steps; s += Tile::steps) {
     int const steps = int(std::min<std::int64_t>(Tile::steps, n_steps - s));
-    kernel<<<blocks, block, Tile::shared_bytes, stream>>>(grid, coefficients, fields, scratch,
+    kernel<<<blocks, block, Tile::shared_bytes, stream>>>(params, fields, scratch,
                                                           first_step + s, steps, tiles_y);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields, scratch);

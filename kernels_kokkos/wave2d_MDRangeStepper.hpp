@@ -3,9 +3,9 @@
 #ifndef WAVE2D_MDRANGE_STEPPER_HPP
 #define WAVE2D_MDRANGE_STEPPER_HPP
 
-#include <core/wave2d_CellRule.hpp>
-#include <simulation/wave2d_DeviceCoefficients.hpp>
-#include <simulation/wave2d_Stepper.hpp>
+#include <backend/wave2d_DeviceCoefficients.hpp>
+#include <backend/wave2d_Stepper.hpp>
+#include <core/wave2d_KernelParams.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -33,38 +33,24 @@ struct MDRangeTiling {
   // CUDA: a block of 32 x 8 threads. Host: tiles of 4 rows by 512 cells.
   static constexpr std::array<int, 2> tile = is_cuda ? std::array{32, 8} : std::array{4, 512};
 
-  static std::string describe() {
-    return std::string(is_cuda ? "order (x, y), tile " : "order (y, x), tile ") +
+  // Tiles are in the order's own dimension order: (x, y) for XY, (y, x) for YX.
+  static std::string describe(bool xy, std::array<int, 2> tile) {
+    return std::string(xy ? "order (x, y), tile " : "order (y, x), tile ") +
            std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
   }
 };
 
-template <class MemorySpace, bool UniformKappa>
+// One step: u_prev <- u(t + dt), given u_prev = u(t - dt) and u = u(t).
+template <bool UniformKappa>
 struct MDRangeStep {
-  Field<MemorySpace> u_prev;  // u(t - dt) in, u(t + dt) out
-  Field<MemorySpace> u;       // u(t)
-  Field<MemorySpace> code;
-  Field<MemorySpace> kappa;
-  float kappa_uniform;
-  Waveform const* sources;
+  KernelParams params;
+  float* u_prev;
+  float const* u;
   float t;
 
   KOKKOS_FUNCTION void update(int y, int x) const {
-    float const c = code(y, x);
-    float next;
-    if (c >= 0.0f) {
-      float k;
-      if constexpr (UniformKappa) {
-        k = kappa_uniform;
-      } else {
-        k = kappa(y, x);
-      }
-      next = stencil(c, k, u_prev(y, x), u(y, x),
-                     u(y, x - 1) + u(y, x + 1) + u(y - 1, x) + u(y + 1, x));
-    } else {
-      next = fixed_value(c, sources, t);
-    }
-    u_prev(y, x) = next;
+    std::int64_t const i = y * params.pitch + x;
+    u_prev[i] = params.next_value<UniformKappa>(i, u_prev[i], u, t);
   }
   KOKKOS_FUNCTION void operator()(YX, int y, int x) const { update(y, x); }
   KOKKOS_FUNCTION void operator()(XY, int x, int y) const { update(y, x); }
@@ -83,11 +69,15 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
 
   void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
                std::int64_t n_steps) override {
-    if (coefficients_.uniform_kappa()) {
+    if (coefficients_.params().kappa == nullptr) {
       run<true>(space, fields, n_steps);
     } else {
       run<false>(space, fields, n_steps);
     }
+  }
+
+  std::string configuration() const override {
+    return MDRangeTiling<ExecutionSpace>::describe(std::is_same_v<Order, XY>, tile_);
   }
 
  private:
@@ -95,16 +85,13 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   void run(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
     using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>,
                                          Order>;
-    int const nx = coefficients_.nx;
-    int const ny = coefficients_.ny;
-    Policy const policy =
-        std::is_same_v<Order, XY> ? Policy(space, {0, 0}, {nx, ny}, {tile_[0], tile_[1]})
-                                  : Policy(space, {0, 0}, {ny, nx}, {tile_[0], tile_[1]});
-    auto const& c = coefficients_;
+    KernelParams const& params = coefficients_.params();
+    Policy const policy = std::is_same_v<Order, XY>
+                              ? Policy(space, {0, 0}, {params.nx, params.ny}, {tile_[0], tile_[1]})
+                              : Policy(space, {0, 0}, {params.ny, params.nx}, {tile_[0], tile_[1]});
     for (std::int64_t s = 0; s < n_steps; ++s, ++fields.step) {
-      MDRangeStep<MemorySpace, UniformKappa> const step{
-          fields.previous, fields.current,  c.code, c.kappa, c.kappa_uniform, c.sources.data(),
-          time_of_step(c.t0, c.dt, fields.step)};
+      MDRangeStep<UniformKappa> const step{params, fields.previous.data(), fields.current.data(),
+                                           params.time(fields.step)};
       Kokkos::parallel_for("wave2d::kokkos-mdrange::step", policy, step);
       std::swap(fields.previous, fields.current);
     }

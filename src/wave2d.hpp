@@ -1,4 +1,6 @@
-// wave2d: explicit 2D wave-equation simulation on Kokkos execution spaces.
+// wave2d: explicit 2D wave-equation simulation on Kokkos execution spaces (target
+// wave2d::wave2d). Files in and out (io/: scene files, masks, NPY, PNG) are the
+// separate target wave2d::io.
 #ifndef WAVE2D_HPP
 #define WAVE2D_HPP
 
@@ -6,12 +8,11 @@
 
 #include <core/wave2d_CellRule.hpp>
 #include <core/wave2d_Coefficients.hpp>
-#include <io/wave2d_Output.hpp>
+#include <core/wave2d_KernelParams.hpp>
+#include <core/wave2d_Window.hpp>
 #include <reference/wave2d_Reference.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
-#include <scene/wave2d_MaskImage.hpp>
 #include <scene/wave2d_Scene.hpp>
-#include <scene/wave2d_SceneFile.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 #include <simulation/wave2d_Backends.hpp>
 #include <simulation/wave2d_Simulation.hpp>

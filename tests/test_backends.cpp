@@ -108,6 +108,44 @@ TEST_P(BackendTest, ResumingEqualsOneRun) {
   });
 }
 
+// A window advanced T steps with a halo of T cells: its owned cells are those of the
+// whole-grid run, bit for bit, at the border of the grid and away from it.
+TEST_P(BackendTest, WindowWithDeepHaloEqualsWholeGrid) {
+  auto const& param = GetParam();
+  Scene const scene = busy_scene(97, 61, 21);
+  HostPair const start = random_pair(scene, 22);
+  struct Owned {
+    std::int32_t x0, y0, nx, ny;
+  };
+  for (std::int32_t halo : {1, 8, 13}) {
+    HostPair whole;
+    with_space(param.space, [&]<class ExecutionSpace>() {
+      whole = run_backend<ExecutionSpace>(param.backend, scene, start, 40, halo);
+    });
+    for (Owned owned : {Owned{30, 20, 25, 17}, Owned{0, 0, 40, 30}, Owned{60, 40, 37, 21},
+                        Owned{0, 15, 97, 20}, Owned{0, 0, 97, 61}}) {
+      Window const window{scene.nx, scene.ny, owned.x0, owned.y0, owned.nx, owned.ny, halo};
+      HostPair local;
+      with_space(param.space, [&]<class ExecutionSpace>() {
+        local = run_window<ExecutionSpace>(param.backend, scene, window, start, 40, halo);
+      });
+      for (std::int32_t y = 0; y < owned.ny; ++y) {
+        for (std::int32_t x = 0; x < owned.nx; ++x) {
+          std::size_t const g = std::size_t(scene.index(owned.x0 + x, owned.y0 + y));
+          std::size_t const l = std::size_t(window.owned_y() + y) * window.local_nx() +
+                                std::size_t(window.owned_x() + x);
+          ASSERT_EQ(whole.previous[g], local.previous[l])
+              << "halo " << halo << ", window at (" << owned.x0 << ", " << owned.y0
+              << "): u(t_{n-1}) at (" << owned.x0 + x << ", " << owned.y0 + y << ")";
+          ASSERT_EQ(whole.current[g], local.current[l])
+              << "halo " << halo << ", window at (" << owned.x0 << ", " << owned.y0
+              << "): u(t_n) at (" << owned.x0 + x << ", " << owned.y0 + y << ")";
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendTest, testing::ValuesIn(all_backend_cases()),
                          case_name);
 

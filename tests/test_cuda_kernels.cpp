@@ -27,29 +27,31 @@ struct DeviceArray {
 };
 
 // A host field copied into a pitched device field (pitch >= nx), and back.
-void upload(float* device, std::vector<float> const& host, cuda::Grid grid) {
-  check_cuda(cudaMemcpy2D(device, grid.pitch * sizeof(float), host.data(),
-                          grid.nx * sizeof(float), grid.nx * sizeof(float), grid.ny,
+void upload(float* device, std::vector<float> const& host, KernelParams const& params) {
+  check_cuda(cudaMemcpy2D(device, params.pitch * sizeof(float), host.data(),
+                          params.nx * sizeof(float), params.nx * sizeof(float), params.ny,
                           cudaMemcpyHostToDevice),
              "upload");
 }
 
-std::vector<float> download(float const* device, cuda::Grid grid) {
-  std::vector<float> host(std::size_t(grid.nx) * grid.ny);
-  check_cuda(cudaMemcpy2D(host.data(), grid.nx * sizeof(float), device,
-                          grid.pitch * sizeof(float), grid.nx * sizeof(float), grid.ny,
+std::vector<float> download(float const* device, KernelParams const& params) {
+  std::vector<float> host(std::size_t(params.nx) * params.ny);
+  check_cuda(cudaMemcpy2D(host.data(), params.nx * sizeof(float), device,
+                          params.pitch * sizeof(float), params.nx * sizeof(float), params.ny,
                           cudaMemcpyDeviceToHost),
              "download");
   return host;
 }
 
-enum class Kernel { naive, shmem, shmem_seed };
+// Every compiled kernel shape, each on every grid (the per-grid choice is the
+// backends' business: test_backends.cpp).
+enum class Kernel { naive, shmem_112x48, shmem_32x32 };
 
 std::string to_string(Kernel kernel) {
   switch (kernel) {
     case Kernel::naive: return "naive";
-    case Kernel::shmem: return "shmem";
-    case Kernel::shmem_seed: return "shmem_seed";
+    case Kernel::shmem_112x48: return "shmem_112x48";
+    case Kernel::shmem_32x32: return "shmem_32x32";
   }
   return "unknown";
 }
@@ -74,28 +76,17 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
   // scratch pair poisoned with NaN so that an unwritten output cell shows.
   HostPair run(Scene const& scene, HostPair const& initial, std::int64_t first_step,
                std::int64_t n_steps, std::int64_t pitch_extra = 0) {
-    cuda::Grid const grid{scene.nx, scene.ny, scene.nx + pitch_extra};
-    auto const host = precompute_coefficients(scene);
-    std::size_t const n = std::size_t(grid.pitch) * grid.ny;
-    DeviceArray<float> code(n), kappa(n), a(n), b(n), c(n), d(n);
-    DeviceArray<Waveform> sources(host.sources.size());
-    upload(code.data, host.code, grid);
-    if (!host.kappa.empty()) upload(kappa.data, host.kappa, grid);
-    check_cuda(cudaMemcpy(sources.data, host.sources.data(),
-                          host.sources.size() * sizeof(Waveform), cudaMemcpyHostToDevice),
-               "sources");
+    cuda::DeviceCoefficients const coefficients(precompute_coefficients(scene),
+                                                scene.nx + pitch_extra);
+    KernelParams const& params = coefficients.params();
+    std::size_t const n = std::size_t(params.pitch) * params.ny;
+    DeviceArray<float> a(n), b(n), c(n), d(n);
     std::vector<float> const nan(n, std::numeric_limits<float>::quiet_NaN());
     for (float* p : {a.data, b.data, c.data, d.data}) {
       check_cuda(cudaMemcpy(p, nan.data(), n * sizeof(float), cudaMemcpyHostToDevice), "poison");
     }
-    upload(a.data, initial.previous, grid);
-    upload(b.data, initial.current, grid);
-    cuda::Coefficients const coefficients{code.data,
-                                          host.kappa.empty() ? nullptr : kappa.data,
-                                          host.kappa_uniform,
-                                          sources.data,
-                                          host.t0,
-                                          host.dt};
+    upload(a.data, initial.previous, params);
+    upload(b.data, initial.current, params);
     cuda::FieldPointers const fields{a.data, b.data};
     cuda::FieldPointers const scratch{c.data, d.data};
     cudaStream_t stream;
@@ -103,19 +94,19 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
     cuda::FieldPointers result;
     switch (GetParam()) {
       case Kernel::naive:
-        result = cuda::advance_naive(grid, coefficients, fields, first_step, n_steps, stream);
+        result = cuda::advance_naive(params, fields, first_step, n_steps, stream);
         break;
-      case Kernel::shmem:
-      case Kernel::shmem_seed:
-        result = cuda::advance_shmem(GetParam() == Kernel::shmem ? cuda::ShmemVariant::tuned
-                                                                 : cuda::ShmemVariant::seed,
-                                     grid, coefficients, fields, scratch, first_step, n_steps,
-                                     stream);
+      case Kernel::shmem_112x48:
+      case Kernel::shmem_32x32:
+        result = cuda::advance_shmem(GetParam() == Kernel::shmem_112x48
+                                         ? cuda::ShmemTile::tile_112x48
+                                         : cuda::ShmemTile::tile_32x32,
+                                     params, fields, scratch, first_step, n_steps, stream);
         break;
     }
     check_cuda(cudaStreamSynchronize(stream), "kernel run");
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
-    return {download(result.previous, grid), download(result.current, grid)};
+    return {download(result.previous, params), download(result.current, params)};
   }
 
   void check(Scene const& scene, HostPair const& initial, std::int64_t first_step,
@@ -146,7 +137,6 @@ TEST_P(CudaKernelTest, RandomFieldsOddGridsAndStepCounts) {
 }
 
 TEST_P(CudaKernelTest, GridsOfManyTiles) {
-  // Enough tiles for cuda-shmem's tuned shape on any GPU (small grids take the seed's).
   Scene const scene = busy_scene(1201, 677, 77);
   for (std::int64_t steps : {13, 27}) {
     check(scene, random_pair(scene, 78), 2, steps,
@@ -172,7 +162,7 @@ TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RawKernels, CudaKernelTest,
-                         testing::Values(Kernel::naive, Kernel::shmem, Kernel::shmem_seed),
+                         testing::Values(Kernel::naive, Kernel::shmem_112x48, Kernel::shmem_32x32),
                          kernel_name);
 
 }  // namespace

@@ -113,6 +113,26 @@ std::vector<float> to_host(typename Simulation<ExecutionSpace>::field_type const
   return host;
 }
 
+// Runs `simulation` from `initial` (its local grid's cells) at `first_step`.
+template <class ExecutionSpace>
+HostPair run_from(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
+                  HostPair const& initial, std::int64_t first_step, std::int64_t n_steps) {
+  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Window const& window = simulation.window();
+  simulation.set_state(space,
+                       HostField(initial.previous.data(), window.local_ny(), window.local_nx()),
+                       HostField(initial.current.data(), window.local_ny(), window.local_nx()),
+                       first_step);
+  simulation.advance(space, n_steps);
+  space.fence();
+  Scene const& scene = simulation.scene();
+  EXPECT_EQ(simulation.steps_done(), first_step + n_steps);
+  EXPECT_EQ(simulation.time(), time_of_step(scene.t0, scene.dt, first_step + n_steps));
+  return {to_host<ExecutionSpace>(simulation.previous()),
+          to_host<ExecutionSpace>(simulation.current())};
+}
+
 // Runs `backend` on a fresh ExecutionSpace instance from `initial` at `first_step`.
 template <class ExecutionSpace>
 HostPair run_backend(std::string const& backend, Scene const& scene, HostPair const& initial,
@@ -120,16 +140,24 @@ HostPair run_backend(std::string const& backend, Scene const& scene, HostPair co
                      ValidationOptions options = {}) {
   ExecutionSpace space;
   Simulation<ExecutionSpace> simulation(space, scene, backend, options);
-  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  simulation.set_state(space, HostField(initial.previous.data(), scene.ny, scene.nx),
-                       HostField(initial.current.data(), scene.ny, scene.nx), first_step);
-  simulation.advance(space, n_steps);
-  space.fence();
-  EXPECT_EQ(simulation.steps_done(), first_step + n_steps);
-  EXPECT_EQ(simulation.time(), time_of_step(scene.t0, scene.dt, first_step + n_steps));
-  return {to_host<ExecutionSpace>(simulation.previous()),
-          to_host<ExecutionSpace>(simulation.current())};
+  return run_from(space, simulation, initial, first_step, n_steps);
+}
+
+// The same on a window, from the window's cells of the global `initial`.
+template <class ExecutionSpace>
+HostPair run_window(std::string const& backend, Scene const& scene, Window const& window,
+                    HostPair const& initial, std::int64_t first_step, std::int64_t n_steps) {
+  HostPair local;
+  for (std::int32_t y = 0; y < window.local_ny(); ++y) {
+    for (std::int32_t x = 0; x < window.local_nx(); ++x) {
+      auto const g = std::size_t(scene.index(window.origin_x() + x, window.origin_y() + y));
+      local.previous.push_back(initial.previous[g]);
+      local.current.push_back(initial.current[g]);
+    }
+  }
+  ExecutionSpace space;
+  Simulation<ExecutionSpace> simulation(space, scene, window, backend);
+  return run_from(space, simulation, local, first_step, n_steps);
 }
 
 // A backend on one execution space, by names, for value-parametrized tests.

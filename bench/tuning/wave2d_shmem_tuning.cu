@@ -20,66 +20,53 @@ using namespace wave2d;
 using namespace wave2d::cuda;
 
 struct Buffers {
-  Grid grid;
+  DeviceCoefficients coefficients;
   std::vector<float*> owned;
-  Coefficients coefficients;
   FieldPointers fields, scratch;
 
-  explicit Buffers(Scene const& scene) {
-    auto const host = precompute_coefficients(scene);
-    grid = {scene.nx, scene.ny, scene.nx};
-    std::size_t const bytes = std::size_t(scene.cells()) * sizeof(float);
+  explicit Buffers(Scene const& scene)
+      : coefficients(precompute_coefficients(scene), scene.nx) {
     auto make = [&] {
       float* p = nullptr;
-      WAVE2D_CUDA_CHECK(cudaMalloc(&p, bytes));
+      WAVE2D_CUDA_CHECK(cudaMalloc(&p, bytes()));
       owned.push_back(p);
       return p;
     };
-    float* code = make();
-    WAVE2D_CUDA_CHECK(cudaMemcpy(code, host.code.data(), bytes, cudaMemcpyHostToDevice));
-    Waveform* sources = nullptr;
-    WAVE2D_CUDA_CHECK(cudaMalloc(&sources, host.sources.size() * sizeof(Waveform) + 1));
-    WAVE2D_CUDA_CHECK(cudaMemcpy(sources, host.sources.data(),
-                                 host.sources.size() * sizeof(Waveform),
-                                 cudaMemcpyHostToDevice));
-    owned.push_back(reinterpret_cast<float*>(sources));
-    coefficients = {code, nullptr, host.kappa_uniform, sources, host.t0, host.dt};
     fields = {make(), make()};
     scratch = {make(), make()};
   }
   ~Buffers() {
     for (float* p : owned) cudaFree(p);
   }
+  KernelParams const& params() const { return coefficients.params(); }
+  std::size_t bytes() const { return std::size_t(params().pitch) * params().ny * sizeof(float); }
   void reset() {
-    std::size_t const bytes = std::size_t(grid.nx) * grid.ny * sizeof(float);
     for (float* p : {fields.previous, fields.current, scratch.previous, scratch.current}) {
-      WAVE2D_CUDA_CHECK(cudaMemset(p, 0, bytes));
+      WAVE2D_CUDA_CHECK(cudaMemset(p, 0, bytes()));
     }
   }
 };
 
 struct Variant {
   std::string name;
-  ShmemShape shape;
   std::function<FieldPointers(Buffers&, std::int64_t, cudaStream_t)> run;
   cudaFuncAttributes attributes;
 };
 
 template <int TX, int TY, int CX, int CY, int T, int Pad>
 Variant shmem_variant() {
-  using Tile = ShmemTile<TX, TY, CX, CY, T, Pad>;
+  using Shape = ShmemShape<TX, TY, CX, CY, T, Pad>;
   Variant v;
-  v.shape = Tile::shape();
-  v.name = describe(v.shape);
+  v.name = Shape::describe();
   v.run = [](Buffers& b, std::int64_t steps, cudaStream_t stream) {
-    return advance_tiles<Tile>(b.grid, b.coefficients, b.fields, b.scratch, 0, steps, stream);
+    return advance_tiles<Shape>(b.params(), b.fields, b.scratch, 0, steps, stream);
   };
-  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, shmem_steps<Tile, true>));
+  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, shmem_steps<Shape, true>));
   return v;
 }
 
-std::vector<float> download(float const* p, Grid grid) {
-  std::vector<float> host(std::size_t(grid.nx) * grid.ny);
+std::vector<float> download(float const* p, KernelParams const& params) {
+  std::vector<float> host(std::size_t(params.pitch) * params.ny);
   WAVE2D_CUDA_CHECK(cudaMemcpy(host.data(), p, host.size() * sizeof(float),
                                cudaMemcpyDeviceToHost));
   return host;
@@ -137,14 +124,13 @@ int main(int argc, char** argv) {
     {
       Variant naive;
       naive.name = "cuda-naive (" + naive_configuration() + ")";
-      naive.shape = {};
       naive.run = [](Buffers& b, std::int64_t n, cudaStream_t s) {
-        return advance_naive(b.grid, b.coefficients, b.fields, 0, n, s);
+        return advance_naive(b.params(), b.fields, 0, n, s);
       };
       naive.attributes = {};
       variants.push_back(naive);
     }
-    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed's shape
+    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed chapter's shape
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
     variants.push_back(shmem_variant<48, 48, 1, 8, 8, 0>());
     variants.push_back(shmem_variant<112, 48, 1, 8, 8, 0>());
@@ -185,8 +171,8 @@ int main(int argc, char** argv) {
       }
       std::sort(times.begin(), times.end());
       double const ms = times[times.size() / 2];
-      auto const previous = download(result.previous, buffers.grid);
-      auto const current = download(result.current, buffers.grid);
+      auto const previous = download(result.previous, buffers.params());
+      auto const current = download(result.current, buffers.params());
       if (naive_previous.empty()) {
         naive_previous = previous;
         naive_current = current;

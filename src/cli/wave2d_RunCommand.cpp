@@ -5,8 +5,8 @@
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
 #include <io/wave2d_Output.hpp>
+#include <io/wave2d_SceneFile.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
-#include <scene/wave2d_SceneFile.hpp>
 #include <simulation/wave2d_Backends.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
@@ -190,6 +190,8 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   std::cout << std::flush;
 
   auto simulation = start_simulation(space, plan);
+  print_line("configuration", simulation.configuration());
+  std::cout << std::flush;
   Stepping const stepping = step(space, simulation, plan);
   std::ostringstream time, throughput;
   time << std::setprecision(4) << stepping.seconds << " s";

@@ -37,6 +37,12 @@ struct Waveform {
 // Per-cell code that replaces the scene's geometry in the kernels: a non-negative
 // code is the damping d of a cell the stencil updates; negative codes mark cells
 // whose next value is fixed (border, wall) or prescribed (hard source number i).
+//
+// The border rule: every cell on the outer ring of a grid (the global grid, or a
+// window's local grid) has the code fixed_zero, whatever the scene puts there. So
+// only inner cells read neighbours, and x - 1, x + 1, y - 1, y + 1 are always inside
+// the grid: kernels read them without bounds checks. Whoever makes codes
+// (precompute_coefficients) enforces the rule; kernels rely on it.
 namespace cell_code {
 inline constexpr float fixed_zero = -1.0f;
 WAVE2D_HOST_DEVICE constexpr float source(std::int32_t i) { return -2.0f - float(i); }

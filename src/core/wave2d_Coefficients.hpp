@@ -1,9 +1,12 @@
 // Per-cell coefficients: what the backends read instead of evaluating the scene's
-// damping function, walls and sources in their inner loops. Computed once per scene.
+// damping function, walls and sources in their inner loops. Computed once per scene
+// and window.
 #ifndef WAVE2D_COEFFICIENTS_HPP
 #define WAVE2D_COEFFICIENTS_HPP
 
 #include <core/wave2d_CellRule.hpp>
+#include <core/wave2d_KernelParams.hpp>
+#include <core/wave2d_Window.hpp>
 #include <scene/wave2d_Scene.hpp>
 
 #include <cstdint>
@@ -11,18 +14,32 @@
 
 namespace wave2d {
 
+// The coefficients of a window's local grid, row-major without padding.
 struct HostCoefficients {
-  std::int32_t nx = 0;
-  std::int32_t ny = 0;
-  std::vector<float> code;   // nx * ny cell codes (core/wave2d_CellRule.hpp)
-  std::vector<float> kappa;  // nx * ny κ per cell; empty when κ is uniform
+  Window window;
+  std::vector<float> code;   // local cells' codes (core/wave2d_CellRule.hpp)
+  std::vector<float> kappa;  // κ per local cell; empty when κ is uniform
   float kappa_uniform = 0.0f;
   std::vector<Waveform> sources;  // indexed by the source codes
   float t0 = 0.0f;
   float dt = 0.0f;
+
+  // The kernels' parameters, given where copies of code, kappa (ignored when κ is
+  // uniform) and sources live, with rows `pitch` elements apart: the one place that
+  // assembles KernelParams.
+  KernelParams params(float const* code_copy, float const* kappa_copy,
+                      Waveform const* sources_copy, std::int64_t pitch) const {
+    return {window.local_nx(), window.local_ny(), pitch, code_copy,
+            kappa.empty() ? nullptr : kappa_copy, kappa_uniform, sources_copy, t0, dt};
+  }
 };
 
-HostCoefficients precompute_coefficients(Scene const& scene);
+// The window's cell codes and κ, taken from the global scene, with the border rule
+// applied to the local grid's outer ring.
+HostCoefficients precompute_coefficients(Scene const& scene, Window const& window);
+inline HostCoefficients precompute_coefficients(Scene const& scene) {
+  return precompute_coefficients(scene, Window::whole(scene.nx, scene.ny));
+}
 
 }  // namespace wave2d
 

@@ -3,6 +3,7 @@
 #ifndef WAVE2D_REFERENCE_HPP
 #define WAVE2D_REFERENCE_HPP
 
+#include <core/wave2d_Window.hpp>
 #include <scene/wave2d_Scene.hpp>
 
 #include <cstdint>
@@ -10,13 +11,20 @@
 
 namespace wave2d::reference {
 
-// u0 <- u(t + dt), given u0 = u(t - dt) and u1 = u(t), both nx * ny row-major.
-void step(Scene const& scene, float t, float* u0, float const* u1);
+// u0 <- u(t + dt) on the window's local grid, given u0 = u(t - dt) and u1 = u(t), both
+// local_nx * local_ny row-major. The local grid's outer ring is fixed (the border rule).
+void step(Scene const& scene, Window const& window, float t, float* u0, float const* u1);
 
 // Runs global steps first_step .. first_step + n_steps - 1 (step s at t0 + s * dt).
 // Returns {u(t_{n-1}), u(t_n)}: the two buffers, swapped when n_steps is odd.
-std::pair<float*, float*> run(Scene const& scene, std::int64_t first_step,
+std::pair<float*, float*> run(Scene const& scene, Window const& window, std::int64_t first_step,
                               std::int64_t n_steps, float* u0, float* u1);
+
+// The same on the whole grid.
+inline std::pair<float*, float*> run(Scene const& scene, std::int64_t first_step,
+                                     std::int64_t n_steps, float* u0, float* u1) {
+  return run(scene, Window::whole(scene.nx, scene.ny), first_step, n_steps, u0, u1);
+}
 
 }  // namespace wave2d::reference
 

@@ -1,16 +1,17 @@
 // The one place that maps a backend's name to its implementation. The CLI, the
-// tests and the benches all choose backends here.
+// tests and the benches all choose backends here; the backends' folders
+// (kernels_kokkos/, kernels_cuda/) are reached from src/ only through this file.
 #ifndef WAVE2D_BACKENDS_HPP
 #define WAVE2D_BACKENDS_HPP
 
 #include <wave2d_Config.hpp>
 
+#include <backend/wave2d_DeviceCoefficients.hpp>
+#include <backend/wave2d_Stepper.hpp>
 #include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
-#include <simulation/detail/wave2d_ReferenceStepper.hpp>
-#include <simulation/wave2d_DeviceCoefficients.hpp>
-#include <simulation/wave2d_Stepper.hpp>
+#include <reference/wave2d_ReferenceStepper.hpp>
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
-#include <simulation/detail/wave2d_CudaSteppers.hpp>
+#include <kernels_cuda/wave2d_CudaSteppers.hpp>
 #endif
 
 #include <memory>
@@ -28,47 +29,48 @@ class UnknownBackend : public std::invalid_argument {
 
 template <class ExecutionSpace, class MemorySpace>
 struct Backend {
+  using Made = std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>>;
   std::string_view name;
   std::string_view summary;
-  std::string configuration;  // tile shape, fused steps...: what a benchmark report shows
-  std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> (*make)(Scene const&,
-                                                                Coefficients<MemorySpace> const&);
+  Made (*make)(ExecutionSpace const&, Scene const&, Coefficients<MemorySpace> const&);
 };
 
 // The backends that run on ExecutionSpace with fields in MemorySpace.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible);
-  using Made = std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>>;
+  using Made = typename Backend<ExecutionSpace, MemorySpace>::Made;
   using C = Coefficients<MemorySpace>;
   std::vector<Backend<ExecutionSpace, MemorySpace>> list;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
     list.push_back({"reference", "sequential reference (the oracle), evaluates the scene per cell",
-                    "sequential", [](Scene const& scene, C const&) -> Made {
-                      return std::make_unique<Details::ReferenceStepper<ExecutionSpace, MemorySpace>>(scene);
+                    [](ExecutionSpace const&, Scene const& scene, C const& c) -> Made {
+                      return std::make_unique<
+                          reference::ReferenceStepper<ExecutionSpace, MemorySpace>>(scene,
+                                                                                    c.window());
                     }});
   }
   list.push_back({"kokkos-mdrange", "portable Kokkos MDRangePolicy, one launch per step",
-                  kokkos::MDRangeTiling<ExecutionSpace>::describe(), [](Scene const&, C const& c) -> Made {
+                  [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                     return std::make_unique<kokkos::MDRangeStepper<ExecutionSpace, MemorySpace>>(c);
                   }});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",
-                    cuda::naive_configuration(), [](Scene const&, C const& c) -> Made {
-                      return std::make_unique<Details::CudaNaiveStepper<MemorySpace>>(c);
+                    [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
+                      return std::make_unique<cuda::NaiveStepper<MemorySpace>>(c);
                     }});
-    list.push_back({"cuda-shmem", "hand-written CUDA, shared-memory tiles fusing T steps",
-                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::tuned)) +
-                        "; grids of fewer tiles than SMs: the seed's shape",
-                    [](Scene const&, C const& c) -> Made {
-                      return std::make_unique<Details::CudaShmemStepper<MemorySpace>>(
-                          c, cuda::ShmemVariant::tuned);
+    list.push_back({"cuda-shmem",
+                    "hand-written CUDA, shared-memory tiles fusing T steps, tile chosen per grid",
+                    [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
+                      return std::make_unique<cuda::ShmemStepper<MemorySpace>>(space, c,
+                                                                               std::nullopt);
                     }});
-    list.push_back({"cuda-shmem-seed", "cuda-shmem in the seed chapter's configuration",
-                    cuda::describe(cuda::shmem_shape(cuda::ShmemVariant::seed)), [](Scene const&, C const& c) -> Made {
-                      return std::make_unique<Details::CudaShmemStepper<MemorySpace>>(
-                          c, cuda::ShmemVariant::seed);
+    list.push_back({"cuda-shmem-32x32",
+                    "cuda-shmem in the seed chapter's configuration: 32x32 tiles, 2x2 cells/thread",
+                    [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
+                      return std::make_unique<cuda::ShmemStepper<MemorySpace>>(
+                          space, c, cuda::ShmemTile::tile_32x32);
                     }});
   }
 #endif
@@ -86,10 +88,11 @@ bool has_backend(std::string_view name) {
 // Throws UnknownBackend, naming the backends there are, when `name` is not one.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> make_stepper(
-    std::string_view name, Scene const& scene, Coefficients<MemorySpace> const& coefficients) {
+    ExecutionSpace const& space, std::string_view name, Scene const& scene,
+    Coefficients<MemorySpace> const& coefficients) {
   std::string known;
   for (auto const& backend : backends<ExecutionSpace, MemorySpace>()) {
-    if (backend.name == name) return backend.make(scene, coefficients);
+    if (backend.name == name) return backend.make(space, scene, coefficients);
     known += (known.empty() ? "" : ", ") + std::string(backend.name);
   }
   throw UnknownBackend("unknown backend '" + std::string(name) + "' on " +

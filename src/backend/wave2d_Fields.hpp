@@ -1,3 +1,4 @@
+// The fields a backend advances: u(t_{n-1}) and u(t_n) of a (local) grid.
 #ifndef WAVE2D_FIELDS_HPP
 #define WAVE2D_FIELDS_HPP
 

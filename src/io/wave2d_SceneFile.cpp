@@ -1,11 +1,11 @@
-#include <scene/wave2d_SceneFile.hpp>
+#include <io/wave2d_SceneFile.hpp>
 
 #include <wave2d_Config.hpp>
 
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 
 #include <scene/wave2d_BuiltinScenes.hpp>
-#include <scene/wave2d_MaskImage.hpp>
+#include <io/wave2d_MaskImage.hpp>
 
 #include <toml++/toml.h>
 

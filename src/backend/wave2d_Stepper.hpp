@@ -1,13 +1,14 @@
+// What a backend implements: time stepping bound to a window's coefficients.
 #ifndef WAVE2D_STEPPER_HPP
 #define WAVE2D_STEPPER_HPP
 
-#include <simulation/wave2d_Fields.hpp>
+#include <backend/wave2d_Fields.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace wave2d {
 
-// One backend's time stepping, bound to a scene's coefficients.
 template <class ExecutionSpace, class MemorySpace>
 class Stepper {
  public:
@@ -16,6 +17,8 @@ class Stepper {
   // pair's views with buffers of its own: read fields.previous/current afresh after.
   virtual void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
                        std::int64_t n_steps) = 0;
+  // What runs for this grid (tile, fused steps, iteration order...), as reports show it.
+  virtual std::string configuration() const = 0;
 };
 
 }  // namespace wave2d

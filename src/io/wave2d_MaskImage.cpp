@@ -1,4 +1,4 @@
-#include <scene/wave2d_MaskImage.hpp>
+#include <io/wave2d_MaskImage.hpp>
 
 #include <scene/wave2d_Scene.hpp>
 #include <wave2d_Config.hpp>

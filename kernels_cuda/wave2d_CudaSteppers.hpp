@@ -1,0 +1,82 @@
+// The cuda-* backends: this folder's raw kernels on Kokkos::Cuda views, run on the
+// instance's stream.
+#ifndef WAVE2D_CUDA_STEPPERS_HPP
+#define WAVE2D_CUDA_STEPPERS_HPP
+
+#include <backend/detail/wave2d_KokkosHelpers.hpp>
+#include <backend/wave2d_DeviceCoefficients.hpp>
+#include <backend/wave2d_Stepper.hpp>
+#include <kernels_cuda/wave2d_CudaKernels.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Profiling_ScopedRegion.hpp>
+
+#include <optional>
+#include <utility>
+
+namespace wave2d::cuda {
+
+template <class MemorySpace>
+class NaiveStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+ public:
+  explicit NaiveStepper(Coefficients<MemorySpace> coefficients)
+      : coefficients_(std::move(coefficients)) {}
+
+  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+               std::int64_t n_steps) override {
+    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-naive::advance");
+    auto const result = advance_naive(coefficients_.params(),
+                                      {fields.previous.data(), fields.current.data()},
+                                      fields.step, n_steps, space.cuda_stream());
+    if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override { return naive_configuration(); }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+};
+
+template <class MemorySpace>
+class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+ public:
+  // The tile: `tile` if given, else the one shmem_tile_for picks for this grid.
+  ShmemStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients,
+               std::optional<ShmemTile> tile)
+      : coefficients_(std::move(coefficients)),
+        tile_(tile ? *tile : shmem_tile_for(coefficients_.params(), space.cuda_device())) {}
+
+  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+               std::int64_t n_steps) override {
+    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-shmem::advance");
+    if (scratch_.previous.size() != fields.previous.size()) {
+      auto const ny = fields.previous.extent(0);
+      auto const nx = fields.previous.extent(1);
+      scratch_.previous =
+          Details::allocate<Field<MemorySpace>>(space, "wave2d::cuda-shmem::scratch0", ny, nx);
+      scratch_.current =
+          Details::allocate<Field<MemorySpace>>(space, "wave2d::cuda-shmem::scratch1", ny, nx);
+    }
+    auto const result = advance_shmem(tile_, coefficients_.params(),
+                                      {fields.previous.data(), fields.current.data()},
+                                      {scratch_.previous.data(), scratch_.current.data()},
+                                      fields.step, n_steps, space.cuda_stream());
+    if (result.previous == scratch_.previous.data()) {
+      std::swap(fields.previous, scratch_.previous);
+      std::swap(fields.current, scratch_.current);
+    }
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override { return describe(tile_); }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+  ShmemTile tile_;
+  FieldPair<MemorySpace> scratch_;
+};
+
+}  // namespace wave2d::cuda
+
+#endif

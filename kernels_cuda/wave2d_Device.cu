@@ -1,0 +1,59 @@
+// What the raw kernels need from the device besides the kernels themselves.
+#include <kernels_cuda/wave2d_CudaCheck.cuh>
+#include <kernels_cuda/wave2d_CudaKernels.hpp>
+
+#include <vector>
+
+namespace wave2d::cuda {
+
+namespace {
+
+template <class T>
+T* upload(std::vector<T> const& host, std::int64_t width, std::int64_t rows, std::int64_t pitch) {
+  if (host.empty()) return nullptr;
+  T* device = nullptr;
+  WAVE2D_CUDA_CHECK(cudaMalloc(&device, std::size_t(pitch * rows) * sizeof(T)));
+  WAVE2D_CUDA_CHECK(cudaMemcpy2D(device, pitch * sizeof(T), host.data(), width * sizeof(T),
+                                 width * sizeof(T), rows, cudaMemcpyHostToDevice));
+  return device;
+}
+
+}  // namespace
+
+DeviceCoefficients::DeviceCoefficients(HostCoefficients const& host, std::int64_t pitch) {
+  std::int64_t const nx = host.window.local_nx();
+  std::int64_t const ny = host.window.local_ny();
+  try {
+    code_ = upload(host.code, nx, ny, pitch);
+    kappa_ = upload(host.kappa, nx, ny, pitch);
+    sources_ = upload(host.sources, std::int64_t(host.sources.size()), 1,
+                      std::int64_t(host.sources.size()));
+  } catch (...) {
+    release();
+    throw;
+  }
+  params_ = host.params(code_, kappa_, sources_, pitch);
+}
+
+DeviceCoefficients::~DeviceCoefficients() { release(); }
+
+void DeviceCoefficients::release() {
+  cudaFree(code_);
+  cudaFree(kappa_);
+  cudaFree(sources_);
+}
+
+bool device_available(char const** reason) {
+  int count = 0;
+  cudaError_t const status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    if (reason) {
+      *reason = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device present";
+    }
+    cudaGetLastError();  // clear the error so that later calls start clean
+    return false;
+  }
+  return true;
+}
+
+}  // namespace wave2d::cuda

@@ -555,6 +555,9 @@ SpaceInfo register_space(Options const& options) {
 
   register_copy<ExecutionSpace>(plan);
   auto const all_backends = backends<ExecutionSpace>();
+  for (auto const& backend : all_backends) {
+    if (backend.baseline) plan.info.details.emplace_back("baseline_backend", backend.name);
+  }
   for (auto const& info : builtin_scenes()) {
     std::string const scene_name(info.name);
     std::int64_t const cells = builtin_scene(scene_name).cells();

@@ -55,6 +55,19 @@ struct ShmemShape {
   }
 };
 
+// Calls f(i, j, lx, ly) for each of the thread's CY x CX cells: row i and column j of
+// its register arrays, (lx, ly) in the window. Unrolled, so the arrays stay in registers.
+template <class Tile, class F>
+__device__ __forceinline__ void for_own_cells(F&& f) {
+#pragma unroll
+  for (int i = 0; i < Tile::cells_y; ++i) {
+#pragma unroll
+    for (int j = 0; j < Tile::cells_x; ++j) {
+      f(i, j, int(threadIdx.x) + j * Tile::block_x, int(threadIdx.y) * Tile::cells_y + i);
+    }
+  }
+}
+
 template <class Tile, bool UniformKappa>
 __global__ void __launch_bounds__(Tile::threads)
     shmem_steps(KernelParams params, FieldPointers in, FieldPointers out,
@@ -85,12 +98,7 @@ __global__ void __launch_bounds__(Tile::threads)
     float prev[CY][CX];
     float cur[CY][CX];
     float kappa[CY][CX];
-#pragma unroll
-    for (int i = 0; i < CY; ++i) {
-#pragma unroll
-      for (int j = 0; j < CX; ++j) {
-        int const lx = threadIdx.x + j * Tile::block_x;
-        int const ly = threadIdx.y * CY + i;
+    for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
         int const gx = x0 + lx;
         int const gy = y0 + ly;
         bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
@@ -105,8 +113,7 @@ __global__ void __launch_bounds__(Tile::threads)
           kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
         }
         current[p] = cur[i][j];
-      }
-    }
+    });
     __syncthreads();
 
     for (int s = 0; s < steps; ++s) {
@@ -137,12 +144,7 @@ __global__ void __launch_bounds__(Tile::threads)
       current = written;
     }
 
-#pragma unroll
-    for (int i = 0; i < CY; ++i) {
-#pragma unroll
-      for (int j = 0; j < CX; ++j) {
-        int const lx = threadIdx.x + j * Tile::block_x;
-        int const ly = threadIdx.y * CY + i;
+    for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
         int const gx = x0 + lx;
         int const gy = y0 + ly;
         bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
@@ -152,8 +154,7 @@ __global__ void __launch_bounds__(Tile::threads)
           out.previous[g] = prev[i][j];
           out.current[g] = cur[i][j];
         }
-      }
-    }
+    });
     // The next tile row reuses the shared buffers.
     __syncthreads();
   }

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,20 @@ TEST_F(Cli, ScenesListsTheBuiltinScenes) {
   EXPECT_TRUE(contains(result.out, "201 x 201")) << result.out;
   EXPECT_TRUE(contains(result.out, "3201 x 3201")) << result.out;
   EXPECT_TRUE(contains(result.out, "12800")) << result.out;
+}
+
+TEST_F(Cli, BackendsListsWhatRunAccepts) {
+  Result const result = wave2d("backends");
+  ASSERT_EQ(result.status, 0) << result.err;
+  Result const help = wave2d("run --help");
+  std::istringstream lines(result.out);
+  int listed = 0;
+  for (std::string line; std::getline(lines, line); ++listed) {
+    auto const tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << "name<TAB>summary: " << line;
+    EXPECT_TRUE(contains(help.out, line.substr(0, tab))) << line << " not in run --help";
+  }
+  EXPECT_GE(listed, 2) << result.out;  // at least the reference and a Kokkos kernel
 }
 
 TEST_F(Cli, HelpAndVersion) {

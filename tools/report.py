@@ -20,7 +20,6 @@ import statistics
 import sys
 
 SCENE_ORDER = ["double-slit", "double-slit-small", "point-source", "slit"]
-BACKEND_ORDER = ["cuda-shmem", "cuda-shmem-seed", "cuda-naive", "kokkos-mdrange", "reference"]
 SPACE_ORDER = ["Cuda", "OpenMP", "Serial"]
 
 
@@ -190,19 +189,29 @@ def machine_section(context, stencil_path):
     return "## Machine\n\n" + table(["", ""], rows)
 
 
-def baseline_backend(space_results):
-    backends = {r.parts[2] for r in space_results}
-    return "cuda-naive" if "cuda-naive" in backends else "kokkos-mdrange"
+def backend_order(results):
+    """Backends as the benchmark registered them: the registry's order."""
+    order = []
+    for r in results:
+        if r.family in ("scene", "sweep") and len(r.parts) > 2 and r.parts[2] not in order:
+            order.append(r.parts[2])
+    return order
 
 
-def scene_sections(results):
+def baseline_backend(context, space):
+    """The space's one-pass baseline, as the registry marks it (wave2d_bench's context)."""
+    return context.get(f"wave2d_baseline_backend:{space}")
+
+
+def scene_sections(results, context):
     scene_results = [r for r in results if r.family == "scene" and len(r.parts) == 4]
     if not scene_results:
         return ""
     by_key = {(r.space, r.parts[2], r.parts[3]): r for r in scene_results}
     spaces = sorted({r.space for r in scene_results}, key=lambda s: order_key(s, SPACE_ORDER))
     scenes = sorted({r.parts[3] for r in scene_results}, key=lambda s: order_key(s, SCENE_ORDER))
-    baselines = {s: baseline_backend([r for r in scene_results if r.space == s]) for s in spaces}
+    baselines = {s: baseline_backend(context, s) for s in spaces}
+    order = backend_order(results)
 
     def ratio(r):
         base = by_key.get((r.space, baselines[r.space], r.parts[3]))
@@ -212,13 +221,14 @@ def scene_sections(results):
 
     out = ["## Scenes: backend × scene",
            "GCells/s (cell updates per second), median of the repetitions; in parentheses the "
-           "ratio to the space's baseline (cuda-naive on Cuda, kokkos-mdrange on host spaces). "
+           "ratio to the space's baseline ("
+           + ", ".join(f"{baselines[s]} on {s}" for s in spaces if baselines[s]) + "). "
            "Device spaces run every scene to its end; host spaces cap the steps (see the tables "
            "below)."]
     rows = []
     for space in spaces:
         backends = sorted({r.parts[2] for r in scene_results if r.space == space},
-                          key=lambda b: order_key(b, BACKEND_ORDER))
+                          key=lambda b: order_key(b, order))
         for backend in backends:
             cells = []
             for scene in scenes:
@@ -242,7 +252,7 @@ def scene_sections(results):
                       f"{int(first.value('scene_steps'))} steps)")
         for space in spaces:
             for r in sorted((r for r in scene_results if r.space == space and r.parts[3] == scene),
-                            key=lambda r: order_key(r.parts[2], BACKEND_ORDER)):
+                            key=lambda r: order_key(r.parts[2], order)):
                 label = r.label()
                 if not r.ok:
                     rows.append([space, r.parts[2], "skipped: " + (r.error or "?")] + [""] * 7)
@@ -323,8 +333,9 @@ def sweep_results(results):
         series.setdefault((r.space, r.parts[2]), []).append(r)
     for key in series:
         series[key].sort(key=lambda r: int(r.parts[3]))
+    order = backend_order(results)
     return dict(sorted(series.items(), key=lambda kv: (order_key(kv[0][0], SPACE_ORDER),
-                                                       order_key(kv[0][1], BACKEND_ORDER))))
+                                                       order_key(kv[0][1], order))))
 
 
 def sweep_section(results, context, plot_name):
@@ -371,10 +382,10 @@ def plot_sweep(results, context, path, plt):
     if not series:
         return False
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2))
-    # Colour: the backend (hand-written CUDA warm, portable Kokkos blue); marker and line:
-    # the execution space.
-    colors = {"cuda-shmem": "tab:red", "cuda-shmem-seed": "tab:orange", "cuda-naive": "tab:green",
-              "kokkos-mdrange": "tab:blue", "reference": "tab:grey"}
+    # Colour: the backend, in the registry's order; marker and line: the execution space.
+    palette = ["tab:grey", "tab:blue", "tab:green", "tab:red", "tab:orange", "tab:purple",
+               "tab:brown", "tab:pink", "tab:olive", "tab:cyan"]
+    colors = {b: palette[i % len(palette)] for i, b in enumerate(backend_order(results))}
     markers = {"Cuda": "o", "OpenMP": "s", "Serial": "^"}
     lines = {"Cuda": "-", "OpenMP": "--", "Serial": ":"}
     all_y = []
@@ -753,7 +764,7 @@ def write_report(out_dir, stencil_path, memory_files):
             sections.append("Copy benchmark entries (Google Benchmark repetitions of the same "
                             "copy): " + ", ".join(f"{r.space} {fmt(r.value('GB/s'))} GB/s"
                                                   for r in copies) + ".")
-        sections.append(scene_sections(results))
+        sections.append(scene_sections(results, context))
         if plot_sweep(results, context, os.path.join(out_dir, "sweep.png"), plt):
             plots.append("sweep.png")
         sections.append(sweep_section(results, context, "sweep.png"))

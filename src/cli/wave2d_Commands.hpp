@@ -37,6 +37,8 @@ void list_scenes(std::ostream& out);
 // The backends `run` accepts, from the registry: those of the default execution space,
 // then those of the default host space ("kokkos-mdrange, reference").
 std::string available_backends();
+// One line per backend: its name, a tab, what it is.
+void list_backends(std::ostream& out);
 
 }  // namespace wave2d::cli
 

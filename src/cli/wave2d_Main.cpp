@@ -89,6 +89,7 @@ int main(int argc, char* argv[]) {
   app.footer("Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
              "Kokkos.");
   CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
+  CLI::App* backends = app.add_subcommand("backends", "List the backends `run` accepts");
   CLI::App* run = app.add_subcommand(
       "run", "Simulate a scene; write its final field as DIR/<scene>.png, and more on request");
   RunOptions options;
@@ -106,6 +107,8 @@ int main(int argc, char* argv[]) {
   try {
     if (*scenes) {
       list_scenes(std::cout);
+    } else if (*backends) {
+      list_backends(std::cout);
     } else if (*run) {
       run_command(options, kokkos_arguments);
     }

@@ -220,16 +220,34 @@ Simulate simulation_for(std::string const& backend) {
 
 }  // namespace
 
-std::string available_backends() {
-  std::vector<std::string> names;
+namespace {
+
+// name -> summary, those of the default execution space first.
+std::vector<std::pair<std::string, std::string>> runnable_backends() {
+  std::vector<std::pair<std::string, std::string>> list;
   auto const add_backends_of = [&]<class ExecutionSpace>() {
     for (auto const& backend : backends<ExecutionSpace>()) {
-      if (std::ranges::find(names, backend.name) == names.end()) names.emplace_back(backend.name);
+      if (std::ranges::find(list, backend.name, [](auto const& b) { return b.first; }) ==
+          list.end()) {
+        list.emplace_back(backend.name, backend.summary);
+      }
     }
   };
   add_backends_of.template operator()<Kokkos::DefaultExecutionSpace>();
   add_backends_of.template operator()<Kokkos::DefaultHostExecutionSpace>();
+  return list;
+}
+
+}  // namespace
+
+std::string available_backends() {
+  std::vector<std::string> names;
+  for (auto const& backend : runnable_backends()) names.push_back(backend.first);
   return join(names);
+}
+
+void list_backends(std::ostream& out) {
+  for (auto const& [name, summary] : runnable_backends()) out << name << "\t" << summary << "\n";
 }
 
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {

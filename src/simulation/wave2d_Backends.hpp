@@ -33,6 +33,8 @@ struct Backend {
   std::string_view name;
   std::string_view summary;
   Made (*make)(ExecutionSpace const&, Scene const&, Coefficients<MemorySpace> const&);
+  // The space's plain one-pass kernel, that reports compare the others with.
+  bool baseline = false;
 };
 
 // The backends that run on ExecutionSpace with fields in MemorySpace.
@@ -41,6 +43,11 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible);
   using Made = typename Backend<ExecutionSpace, MemorySpace>::Made;
   using C = Coefficients<MemorySpace>;
+#if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
+  constexpr bool hand_written_cuda = std::is_same_v<ExecutionSpace, Kokkos::Cuda>;
+#else
+  constexpr bool hand_written_cuda = false;
+#endif
   std::vector<Backend<ExecutionSpace, MemorySpace>> list;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
     list.push_back({"reference", "sequential reference (the oracle), evaluates the scene per cell",
@@ -53,13 +60,15 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
   list.push_back({"kokkos-mdrange", "portable Kokkos MDRangePolicy, one launch per step",
                   [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                     return std::make_unique<kokkos::MDRangeStepper<ExecutionSpace, MemorySpace>>(c);
-                  }});
+                  },
+                  !hand_written_cuda});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+  if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",
                     [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::NaiveStepper<MemorySpace>>(c);
-                    }});
+                    },
+                    true});
     list.push_back({"cuda-shmem",
                     "hand-written CUDA, shared-memory tiles fusing T steps, tile chosen per grid",
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {

@@ -4,13 +4,18 @@
 # shapes on double-slit), cli (end-to-end runs of the program, checked with numpy),
 # memory (the memory-hierarchy microbenchmarks), bench (tools/run_benchmarks.sh, which
 # runs the memory ones too; WAVE2D_BENCH_ARGS adds to it, e.g. --quick), sanitize
-# (compute-sanitizer memcheck and racecheck on the CUDA tests). Logs go to OUT.
+# (compute-sanitizer memcheck and racecheck on the CUDA tests), compare (the tuning
+# program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
+# `git archive`, in turns on double-slit: ratios from one run). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
 src=$(cd "$1" && pwd) kokkos=$(cd "$2" && pwd) out=$3
 shift 3
 stages=${*:-build test sanitize tune bench}
+# toml++ and others: WAVE2D_PREFIX_PATH, space-separated; relative paths are taken from here.
+prefix_path=""
+for p in ${WAVE2D_PREFIX_PATH:-}; do prefix_path+="${prefix_path:+;}$(cd "$p" && pwd)"; done
 build=${WAVE2D_BUILD_DIR:-/tmp/wave2d-build}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH OMP_PROC_BIND=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
@@ -24,9 +29,9 @@ if has build; then
     > "$out/machine.txt" 2>&1
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
-    -DCMAKE_PREFIX_PATH="${WAVE2D_PREFIX_PATH:-}" ${WAVE2D_CMAKE_ARGS:-} > "$out/configure.log" 2>&1 &&
+    -DCMAKE_PREFIX_PATH="$prefix_path" -DCMAKE_EXECUTABLE_FORMAT=ELF ${WAVE2D_CMAKE_ARGS:-} > "$out/configure.log" 2>&1 &&
     cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || {
-      echo "build failed"; tail -40 "$out/build.log" "$out/configure.log"; exit 1; }
+      echo "build failed"; tail -n 40 "$out/build.log" "$out/configure.log"; exit 1; }
   grep -E "wave2d:" "$out/configure.log"
 fi
 if has test; then
@@ -75,6 +80,23 @@ if has bench; then
     "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
     > "$out/bench.log" 2>&1 || status=1
   tail -30 "$out/bench.log"
+fi
+if has compare; then
+  stage compare
+  other=$(cd "${WAVE2D_COMPARE_SRC:?compare needs WAVE2D_COMPARE_SRC}" && pwd)
+  cmake -S "$other" -B "$build-compare" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
+    -DWAVE2D_BUILD_TESTS=OFF -DWAVE2D_BUILD_CLI=OFF -DCMAKE_EXECUTABLE_FORMAT=ELF > "$out/compare-configure.log" 2>&1 &&
+    cmake --build "$build-compare" --target wave2d_shmem_tuning -j "$(nproc)" \
+      > "$out/compare-build.log" 2>&1 || { echo "compare: build of $other failed"; status=1; }
+  for round in 1 2; do
+    for tree in this other; do
+      dir=$build; [[ $tree == other ]] && dir=$build-compare
+      "$dir/bench/tuning/wave2d_shmem_tuning" --scene double-slit --repetitions 3 \
+        > "$out/compare-$tree-$round.txt" 2>&1 || status=1
+    done
+  done
+  grep -H -E "112x48, 1x16 cells/thread, T=8, unpadded|32x32, 2x2|cuda-naive" "$out"/compare-*.txt
 fi
 if has sanitize; then
   stage sanitize

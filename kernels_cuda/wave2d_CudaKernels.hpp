@@ -26,6 +26,9 @@ FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
                             std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
 std::string naive_configuration();
 
+// Time steps cuda-shmem fuses per launch, in every tile shape.
+inline constexpr int shmem_fused_steps = 8;
+
 // The compiled shapes of cuda-shmem's tile, named by their output tile.
 enum class ShmemTile {
   tile_112x48,  // 1 x 16 cells per thread: tuned for sm_90 (docs/cuda-kernels.md)

@@ -8,9 +8,9 @@ namespace wave2d::cuda {
 namespace {
 
 // Chosen by bench/tuning on an H200 (docs/cuda-kernels.md has the measurements).
-using Tile112x48 = ShmemShape<112, 48, 1, 16, 8, 0>;
+using Tile112x48 = ShmemShape<112, 48, 1, 16, shmem_fused_steps, 0>;
 // The seed chapter's shape: 32 x 32 tile, 2 x 2 cells per thread, 8 steps, no padding.
-using Tile32x32 = ShmemShape<32, 32, 2, 2, 8, 0>;
+using Tile32x32 = ShmemShape<32, 32, 2, 2, shmem_fused_steps, 0>;
 
 }  // namespace
 

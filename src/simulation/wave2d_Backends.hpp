@@ -35,6 +35,8 @@ struct Backend {
   Made (*make)(ExecutionSpace const&, Scene const&, Coefficients<MemorySpace> const&);
   // The space's plain one-pass kernel, that reports compare the others with.
   bool baseline = false;
+  // Steps per pass over the grid: a halo this deep lets it run a whole pass on a window.
+  int fused_steps = 1;
 };
 
 // The backends that run on ExecutionSpace with fields in MemorySpace.
@@ -74,13 +76,15 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::ShmemStepper<MemorySpace>>(space, c,
                                                                                std::nullopt);
-                    }});
+                    },
+                    false, cuda::shmem_fused_steps});
     list.push_back({"cuda-shmem-32x32",
                     "cuda-shmem in the seed chapter's configuration: 32x32 tiles, 2x2 cells/thread",
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::ShmemStepper<MemorySpace>>(
                           space, c, cuda::ShmemTile::tile_32x32);
-                    }});
+                    },
+                    false, cuda::shmem_fused_steps});
   }
 #endif
   return list;
@@ -96,16 +100,21 @@ bool has_backend(std::string_view name) {
 
 // Throws UnknownBackend, naming the backends there are, when `name` is not one.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
-std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> make_stepper(
-    ExecutionSpace const& space, std::string_view name, Scene const& scene,
-    Coefficients<MemorySpace> const& coefficients) {
+Backend<ExecutionSpace, MemorySpace> find_backend(std::string_view name) {
   std::string known;
   for (auto const& backend : backends<ExecutionSpace, MemorySpace>()) {
-    if (backend.name == name) return backend.make(space, scene, coefficients);
+    if (backend.name == name) return backend;
     known += (known.empty() ? "" : ", ") + std::string(backend.name);
   }
   throw UnknownBackend("unknown backend '" + std::string(name) + "' on " +
                        ExecutionSpace::name() + " (available: " + known + ")");
+}
+
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> make_stepper(
+    ExecutionSpace const& space, std::string_view name, Scene const& scene,
+    Coefficients<MemorySpace> const& coefficients) {
+  return find_backend<ExecutionSpace, MemorySpace>(name).make(space, scene, coefficients);
 }
 
 }  // namespace wave2d

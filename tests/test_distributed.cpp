@@ -1,0 +1,164 @@
+// DistributedSimulation under mpirun (CTest starts it on 1, 2, 3, 4 and 6 ranks): the
+// gathered field equals the single-process run of the same backend, bit for bit.
+#include <distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d_TestHelpers.hpp>
+
+#include <mpi.h>
+
+namespace wave2d::test {
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+using Space = Kokkos::DefaultExecutionSpace;
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (auto const& backend : backends<Space>()) names.emplace_back(backend.name);
+  return names;
+}
+
+// busy_scene, with sources and a wall on the first cells of the second block of ranks
+// in x and y, whatever the decomposition: on rank boundaries.
+Scene scene_across_ranks(std::array<int, 2> ranks) {
+  Scene scene = busy_scene(97, 61, 31);
+  std::int32_t const bx = block_of(scene.nx, ranks[0], std::min(1, ranks[0] - 1)).start;
+  std::int32_t const by = block_of(scene.ny, ranks[1], std::min(1, ranks[1] - 1)).start;
+  for (std::int32_t y = 1; y < scene.ny - 1; y += 3) scene.walls[scene.index(bx, y)] = 1;
+  for (auto [x, y] : {std::pair{bx, by}, {bx - 1, by - 1}, {bx + 2, 7}, {11, by}}) {
+    x = std::clamp(x, 1, scene.nx - 2);
+    y = std::clamp(y, 1, scene.ny - 2);
+    bool taken = false;
+    for (auto const& s : scene.sources) taken = taken || (s.x == x && s.y == y);
+    if (!taken) scene.sources.push_back({x, y, {Waveform::Shape::sine, 3.0f, 25.0f, 0.0f}});
+  }
+  return scene;
+}
+
+HostPair one_process(std::string const& backend, Scene const& scene, std::int64_t steps) {
+  Space space;
+  Simulation<Space> simulation(space, scene, backend);
+  simulation.advance(space, steps);
+  space.fence();
+  return {to_host<Space>(simulation.previous()), to_host<Space>(simulation.current())};
+}
+
+class DistributedTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(DistributedTest, EqualsOneProcessBitwise) {
+  std::string const& backend = GetParam();
+  Space space;
+  int const n = world_size();
+  for (std::array<int, 2> ranks : {std::array{0, 0}, std::array{n, 1}, std::array{1, n}}) {
+    for (std::int32_t halo : {0, 3}) {
+      DistributedSimulation<Space>::Options options;
+      options.ranks = ranks;
+      options.halo = halo;
+      // Sources and wall placed for the decomposition MPI_Dims_create picks, too.
+      int dims[2] = {ranks[0], ranks[1]};
+      MPI_Dims_create(n, 2, dims);
+      Scene const scene = scene_across_ranks({dims[0], dims[1]});
+      DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, backend, options);
+      EXPECT_EQ(distributed.ranks()[0] * distributed.ranks()[1], n);
+      // 37 steps in uneven calls: not a multiple of the halo or of any fused depth.
+      for (std::int64_t steps : {10, 1, 26}) distributed.advance(space, steps);
+      EXPECT_EQ(distributed.steps_done(), 37);
+      auto const [previous, current] = distributed.gather(space);
+      if (world_rank() != 0) {
+        EXPECT_TRUE(previous.empty() && current.empty());
+        continue;
+      }
+      auto const expected = one_process(backend, scene, 37);
+      std::string const what = std::to_string(distributed.ranks()[0]) + "x" +
+                               std::to_string(distributed.ranks()[1]) + " ranks, halo " +
+                               std::to_string(distributed.window().halo);
+      EXPECT_EQ(previous, expected.previous) << what << ": u(t_{n-1})";
+      EXPECT_EQ(current, expected.current) << what << ": u(t_n)";
+    }
+  }
+}
+
+TEST_P(DistributedTest, DefaultHaloIsTheBackendsFusedDepth) {
+  Space space;
+  Scene const scene = busy_scene(97, 61, 3);
+  DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, GetParam());
+  EXPECT_EQ(distributed.window().halo, find_backend<Space>(GetParam()).fused_steps);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, DistributedTest, testing::ValuesIn(backend_names()),
+                         [](testing::TestParamInfo<std::string> const& info) {
+                           std::string name = info.param;
+                           for (auto& c : name) c = std::isalnum(unsigned(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(Distributed, OneRanksBadSceneEndsEveryRankWithItsMessage) {
+  Space space;
+  int const failing = world_size() - 1;
+  Scene scene = busy_scene(40, 30, 1);
+  if (world_rank() == failing) scene.dx = -1.0f;
+  try {
+    DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene);
+    ADD_FAILURE() << "no rank threw";
+  } catch (std::runtime_error const& e) {
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(failing) + ": dx"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Distributed, AGridTooSmallForTheRanksAndHaloIsRefusedOnEveryRank) {
+  Space space;
+  DistributedSimulation<Space>::Options options;
+  options.halo = 8;
+  options.ranks = {world_size(), 1};
+  EXPECT_THROW(DistributedSimulation<Space>(MPI_COMM_WORLD, space, busy_scene(7, 40, 1),
+                                            "kokkos-mdrange", options),
+               std::runtime_error);
+  options.ranks = {world_size() + 1, 1};
+  EXPECT_THROW(DistributedSimulation<Space>(MPI_COMM_WORLD, space, busy_scene(400, 40, 1),
+                                            "kokkos-mdrange", options),
+               std::runtime_error);
+}
+
+TEST(Decomposition, BlocksCoverTheGridOnceAndDifferByAtMostOneCell) {
+  for (std::int32_t n : {1, 7, 97, 3201}) {
+    for (int parts = 1; parts <= std::min(n, 9); ++parts) {
+      std::int32_t next = 0;
+      for (int i = 0; i < parts; ++i) {
+        Block const b = block_of(n, parts, i);
+        EXPECT_EQ(b.start, next);
+        EXPECT_TRUE(b.size == n / parts || b.size == n / parts + 1);
+        next = b.start + b.size;
+      }
+      EXPECT_EQ(next, n);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wave2d::test
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  int result = 0;
+  {
+    Kokkos::ScopeGuard guard(argc, argv);
+    testing::InitGoogleTest(&argc, argv);
+    result = RUN_ALL_TESTS();
+  }
+  // A failure on any rank fails the job.
+  MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return result;
+}

@@ -7,7 +7,7 @@
 #include <simulation/wave2d_DeviceCoefficients.hpp>
 #include <simulation/wave2d_Stepper.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <array>
 #include <string>

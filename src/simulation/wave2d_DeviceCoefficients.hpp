@@ -5,8 +5,7 @@
 #include <simulation/detail/wave2d_KokkosHelpers.hpp>
 #include <simulation/wave2d_Fields.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 namespace wave2d {
 
@@ -59,7 +58,7 @@ Coefficients<MemorySpace> make_coefficients(ExecutionSpace const& space, Scene c
                                                                       host.sources.size()),
                 "wave2d::Coefficients::copy_sources");
   // The host buffers die on return.
-  space.fence("wave2d::make_coefficients");
+  wave2d::fence(space, "wave2d::make_coefficients");
   return coefficients;
 }
 

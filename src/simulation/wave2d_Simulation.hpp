@@ -7,8 +7,7 @@
 #include <simulation/wave2d_DeviceCoefficients.hpp>
 #include <simulation/wave2d_Fields.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
 #include <memory>

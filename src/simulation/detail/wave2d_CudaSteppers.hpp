@@ -9,8 +9,7 @@
 
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <utility>
 

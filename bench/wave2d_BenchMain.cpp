@@ -5,7 +5,7 @@
 
 #include <wave2d_Config.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #include <benchmark/benchmark.h>
 
 #include <cctype>

@@ -9,7 +9,7 @@
 #include <simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #include <Kokkos_Timer.hpp>
 #include <benchmark/benchmark.h>
 
@@ -272,7 +272,7 @@ Case<ExecutionSpace>& prepared_case(ExecutionSpace const& space, std::string con
       auto built = build(space);
       built->reset(space);
       built->advance(space, built->steps_per_run);
-      space.fence("wave2d::bench: warm-up");
+      wave2d::fence(space, "wave2d::bench: warm-up");
       cached.value = std::move(built);
     } catch (std::exception const& e) {
       cached.error = e.what();
@@ -298,10 +298,10 @@ void run_case(benchmark::State& state, std::string const& key,
   for (auto _ : state) {
     try {
       run->reset(space);
-      space.fence("wave2d::bench: reset");
+      wave2d::fence(space, "wave2d::bench: reset");
       Kokkos::Timer timer;
       run->advance(space, run->steps_per_run);
-      space.fence("wave2d::bench: timed region");
+      wave2d::fence(space, "wave2d::bench: timed region");
       double const seconds = timer.seconds();
       state.SetIterationTime(seconds);
       timed_seconds += seconds;
@@ -527,12 +527,12 @@ double measure_copy_bandwidth(ExecutionSpace const& space, std::int64_t bytes) {
   require_memory(space, 2.0 * double(bytes));
   CopyCase<ExecutionSpace> copy(space, bytes);
   copy.advance(space, 1);
-  space.fence("wave2d::bench: copy warm-up");
+  wave2d::fence(space, "wave2d::bench: copy warm-up");
   std::vector<double> seconds;
   for (int i = 0; i < 11; ++i) {
     Kokkos::Timer timer;
     copy.advance(space, 1);
-    space.fence("wave2d::bench: copy");
+    wave2d::fence(space, "wave2d::bench: copy");
     seconds.push_back(timer.seconds());
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());

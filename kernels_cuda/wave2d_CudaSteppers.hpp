@@ -8,8 +8,7 @@
 #include <backend/wave2d_Stepper.hpp>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <optional>
 #include <utility>

@@ -7,7 +7,7 @@
 #include <backend/wave2d_Stepper.hpp>
 #include <core/wave2d_KernelParams.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <array>
 #include <string>

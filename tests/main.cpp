@@ -1,5 +1,5 @@
 // The tests initialize Kokkos themselves, as any application embedding wave2d does.
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #include <gtest/gtest.h>
 
 int main(int argc, char* argv[]) {

@@ -40,7 +40,6 @@ void expect_starts_with(std::string const& message, std::string const& start) {
   EXPECT_EQ(message.substr(0, start.size()), start) << message;
 }
 
-#if defined(WAVE2D_HAVE_SCENE_FILES)
 
 fs::path const examples_dir = fs::path(WAVE2D_TEST_DATA_DIR) / ".." / ".." / "docs" / "examples";
 
@@ -92,6 +91,7 @@ void expect_same_scene(Scene const& a, Scene const& b) {
 }
 
 TEST(SceneFile, DefaultsFollowTheReferenceScenes) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "defaults.toml";
   write_text(file, R"(
@@ -127,6 +127,7 @@ frequency = 5
 }
 
 TEST(SceneFile, EveryKeyGiven) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "all.toml";
   write_text(file, R"(
@@ -187,6 +188,7 @@ frequency = 1.5
 }
 
 TEST(SceneFile, TEndCountsWholeStepsFromT0InFloat) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "t_end.toml";
   write_text(file, R"(
@@ -202,6 +204,7 @@ t_end = 1.9
 }
 
 TEST(SceneFile, InlineArraysAndDottedKeysAreTheSameKeys) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "inline.toml";
   write_text(file, R"(
@@ -222,6 +225,7 @@ sources = [{ x = 2, y = 2, frequency = 1 }, { x = 9, y = 5, frequency = 2 }]
 }
 
 TEST(SceneFile, LaterMediumRegionsWinAndTheFastestSetsTheTimeStep) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "media.toml";
   write_text(file, R"(
@@ -253,6 +257,7 @@ rect = { x0 = 5, y0 = 5, x1 = 14, y1 = 9 }
 }
 
 TEST(SceneFile, MasksAreFoundNextToTheFileAndMayGiveTheGridSize) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const temporary;
   fs::path const dir = temporary.path();
   // Dark (below 5 of 10) pixels are the walls, respectively the slow region.
@@ -280,11 +285,13 @@ mask = "slow.pgm"
 }
 
 TEST(SceneFile, DoubleSlitExampleIsTheBuiltinScene) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   expect_same_scene(load_scene_file(examples_dir / "double-slit.toml"),
                     builtin_scene("double-slit-small"));
 }
 
 TEST(SceneFile, BaseSceneGivesWhatTheFileDoesNot) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   Scene const base = builtin_scene("double-slit-small");
   Scene const scene = load_scene_file(examples_dir / "double-slit-ricker.toml");
   EXPECT_EQ(scene.name, "double slit, one pulse");
@@ -316,6 +323,7 @@ width = 0.05
 }
 
 TEST(SceneFile, ExamplesLoadAndValidate) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   std::vector<fs::path> files;
   for (auto const& entry : fs::directory_iterator(examples_dir)) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
@@ -348,6 +356,7 @@ TEST(SceneFile, ExamplesLoadAndValidate) {
 }
 
 TEST(SceneFile, DocumentationExamplesLoadAndValidate) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   // The toml blocks of docs/scene-files.md, in a folder with the examples' images.
   TemporaryDirectory const dir;
   for (auto const& entry : fs::directory_iterator(examples_dir)) {
@@ -377,6 +386,7 @@ std::string with_grid(std::string_view rest) {
 }
 
 TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const temporary;
   fs::path const dir = temporary.path();
   write_text(dir / "small.pgm", "P2\n3 2\n1\n0 1 1\n1 1 1\n");
@@ -477,13 +487,13 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
 }
 
 TEST(SceneFile, MissingFileIsNamed) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "nowhere.toml";
   EXPECT_EQ(error_of([&] { load_scene_file(file); }), file.string() + ": no such scene file");
 }
 
-#else
-
+#if !defined(WAVE2D_HAVE_SCENE_FILES)
 TEST(SceneFile, BuildWithoutTomlSaysSo) {
   EXPECT_EQ(error_of([] { load_scene_file("any.toml"); }),
             "this build of wave2d has no scene-file support (toml++ was not found)");
@@ -564,9 +574,8 @@ TEST(MaskImage, BadImagesAreRefusedWithTheirProblem) {
             dir.string() + ": is a directory, not an image");
 }
 
-#if defined(WAVE2D_HAVE_PNG)
-
 TEST(MaskImage, PngOfAnyColorTypeIsConvertedToGray) {
+  if (!has_libpng) GTEST_SKIP() << without_libpng;
   // gray8.png: 4 x 2, gray 0 100 127 128 / 200 255 30 140.
   MaskImage const gray = read_mask_image(images_dir / "gray8.png");
   EXPECT_EQ(gray.width, 4);
@@ -590,6 +599,7 @@ TEST(MaskImage, PngOfAnyColorTypeIsConvertedToGray) {
 }
 
 TEST(MaskImage, CorruptPngIsRefused) {
+  if (!has_libpng) GTEST_SKIP() << without_libpng;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "corrupt.png";
   write_text(file, "\x89PNG\r\n\x1a\nnot a PNG");
@@ -597,8 +607,7 @@ TEST(MaskImage, CorruptPngIsRefused) {
                      file.string() + ": cannot decode the PNG: ");
 }
 
-#else
-
+#if !defined(WAVE2D_HAVE_PNG)
 TEST(MaskImage, PngNeedsLibpng) {
   fs::path const file = images_dir / "gray8.png";
   expect_starts_with(error_of([&] { read_mask_image(file); }),

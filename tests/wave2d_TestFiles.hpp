@@ -2,6 +2,8 @@
 #ifndef WAVE2D_TEST_FILES_HPP
 #define WAVE2D_TEST_FILES_HPP
 
+#include <wave2d_Config.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,23 @@
 #include <vector>
 
 namespace wave2d::test {
+
+// The optional features of this build: the tests of one it left out skip, saying so.
+inline constexpr bool has_scene_files =
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+    true;
+#else
+    false;
+#endif
+inline constexpr bool has_libpng =
+#if defined(WAVE2D_HAVE_PNG)
+    true;
+#else
+    false;
+#endif
+inline constexpr char const* without_toml =
+    "built without toml++ (libtomlplusplus-dev): no scene files";
+inline constexpr char const* without_libpng = "built without libpng (libpng-dev): no PNG images";
 
 // A new empty directory, removed with all it holds when the object goes.
 class TemporaryDirectory {

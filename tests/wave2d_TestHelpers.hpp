@@ -5,7 +5,7 @@
 
 #include <wave2d.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #include <gtest/gtest.h>
 
 #include <cmath>

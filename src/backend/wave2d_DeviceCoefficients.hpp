@@ -7,8 +7,7 @@
 #include <backend/wave2d_Fields.hpp>
 #include <core/wave2d_Coefficients.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 namespace wave2d {
 
@@ -32,7 +31,7 @@ class Coefficients {
                                                             host.sources, host.sources.size());
     params_ = host.params(code_.data(), kappa_.data(), sources_.data(), nx);
     // The host vectors may die on return.
-    space.fence("wave2d::Coefficients: uploaded");
+    wave2d::fence(space, "wave2d::Coefficients: uploaded");
   }
 
   KernelParams const& params() const { return params_; }

@@ -2,7 +2,7 @@
 #ifndef WAVE2D_FIELDS_HPP
 #define WAVE2D_FIELDS_HPP
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
 

@@ -4,7 +4,7 @@
 #include <scene/wave2d_Scene.hpp>
 #include <wave2d_Config.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <CLI/CLI.hpp>
 

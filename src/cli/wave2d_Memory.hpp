@@ -7,7 +7,7 @@
 #include <scene/wave2d_Scene.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <optional>
 #include <string>

@@ -10,7 +10,7 @@
 #include <simulation/wave2d_Backends.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -102,7 +102,7 @@ std::vector<float> to_host(ExecutionSpace const& space, Field const& field) {
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                         host.data(), field.extent(0), field.extent(1)),
                     field);
-  space.fence("wave2d::cli::to_host");
+  wave2d::fence(space, "wave2d::cli::to_host");
   return host;
 }
 
@@ -132,7 +132,7 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
     if (plan.frames_every) n = std::min(n, *plan.frames_every - done % *plan.frames_every);
     auto const start = std::chrono::steady_clock::now();
     simulation.advance(space, n);
-    space.fence("wave2d::cli::run: end of a chunk of steps");
+    wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
     double const seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stepping.seconds += seconds;

@@ -6,8 +6,7 @@
 #include <distributed/wave2d_Decomposition.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -171,7 +170,7 @@ class DistributedSimulation {
     pack(space, owned, buffer);
     auto host = Kokkos::create_mirror_view(buffer);
     Kokkos::deep_copy(space, host, buffer);
-    space.fence("wave2d::DistributedSimulation::gather: owned cells on the host");
+    wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
 
     int rank = 0;
     int size = 0;
@@ -285,7 +284,7 @@ class DistributedSimulation {
         pack(space, sent(d)[side], send_[d][side]);
         if (!through_device()) Kokkos::deep_copy(space, host_send_[d][side], send_[d][side]);
       }
-      space.fence("wave2d::DistributedSimulation::exchange: packed");
+      wave2d::fence(space, "wave2d::DistributedSimulation::exchange: packed");
       for (int side = 0; side < 2; ++side) {
         if (neighbours_[d][side] == MPI_PROC_NULL) continue;
         float* from = through_device() ? send_[d][side].data() : host_send_[d][side].data();

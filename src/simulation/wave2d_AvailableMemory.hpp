@@ -3,7 +3,7 @@
 #ifndef WAVE2D_AVAILABLE_MEMORY_HPP
 #define WAVE2D_AVAILABLE_MEMORY_HPP
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>

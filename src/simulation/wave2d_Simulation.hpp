@@ -8,8 +8,7 @@
 #include <scene/wave2d_Scene.hpp>
 #include <simulation/wave2d_Backends.hpp>
 
-#include <Kokkos_Core.hpp>
-#include <Kokkos_Profiling_ScopedRegion.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
 #include <memory>

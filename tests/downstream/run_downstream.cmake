@@ -1,6 +1,6 @@
 # Installs the wave2d build into a fresh prefix, then configures, builds and runs the
 # downstream application against that installation only.
-#   cmake -DWAVE2D_BUILD=... -DSOURCE=... -DWORK=... -DKOKKOS_PREFIX=... -P run_downstream.cmake
+#   cmake -DWAVE2D_BUILD=... -DSOURCE=... -DWORK=... -DKOKKOS_DIR=... -P run_downstream.cmake
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${WAVE2D_BUILD} --prefix ${WORK}/prefix
                 RESULT_VARIABLE status OUTPUT_QUIET)
@@ -9,7 +9,7 @@ if(status)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G Ninja
                         -DCMAKE_BUILD_TYPE=Release
-                        "-DCMAKE_PREFIX_PATH=${WORK}/prefix;${KOKKOS_PREFIX}"
+                        -DCMAKE_PREFIX_PATH=${WORK}/prefix -DKokkos_DIR=${KOKKOS_DIR}
                         -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
                 RESULT_VARIABLE status)
 if(status)

@@ -3,7 +3,7 @@
 #ifndef WAVE2D_KOKKOS_HELPERS_HPP
 #define WAVE2D_KOKKOS_HELPERS_HPP
 
-#include <Kokkos_Core.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <string>
 

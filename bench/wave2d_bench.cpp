@@ -4,6 +4,7 @@
 // Kokkos' own benchmarks are: the instance is fenced around the timed region.
 // docs/benchmarks.md explains the byte model and how to read the results.
 #include "wave2d_Bench.hpp"
+#include "wave2d_PlainLoop.hpp"
 
 #include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
@@ -201,6 +202,22 @@ class TunedMDRangeCase final : public Case<ExecutionSpace> {
   kokkos::MDRangeStepper<ExecutionSpace, MemorySpace, Order> stepper_;
   FieldPair<MemorySpace> fields_;
 };
+
+#if defined(_OPENMP)
+// The hand-written comparator on as many OpenMP threads as the host space has.
+template <class ExecutionSpace>
+class PlainLoopCase final : public Case<ExecutionSpace> {
+ public:
+  PlainLoopCase(ExecutionSpace const& space, Scene const& scene)
+      : loop_(scene, space.concurrency()) {}
+  void reset(ExecutionSpace const&) override { loop_.reset(); }
+  void advance(ExecutionSpace const&, std::int64_t n_steps) override { loop_.advance(n_steps); }
+  std::string configuration() const { return loop_.configuration(); }
+
+ private:
+  PlainLoop loop_;
+};
+#endif
 
 // 16 bytes a thread: scalar loads, one per thread, leave too few bytes in flight to
 // saturate HBM (on an H200 they reach about 40% of it).
@@ -458,6 +475,32 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
       }));
 }
 
+// plain-openmp on a scene, named like a backend so that reports set it beside them.
+template <class ExecutionSpace>
+void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
+#if defined(_OPENMP)
+  std::string const name = "scene/" + plan.info.name + "/plain-openmp/" + scene_name;
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [=](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          Workload const work = plan.scene_workload(builtin_scene(scene_name));
+          // Two fields and three coefficients.
+          require_memory(space, double(work.scene.cells()) * 20.0);
+          auto run = std::make_unique<PlainLoopCase<ExecutionSpace>>(space, work.scene);
+          run->steps_per_run = work.steps;
+          run->label = stencil_label("plain-openmp", plan.info, run->configuration(), work);
+          run->counters = stencil_counters(work);
+          run->bytes_per_run = bytes_per_run(work);
+          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+          return run;
+        });
+      }));
+#else
+  (void)plan;
+  (void)scene_name;
+#endif
+}
+
 // Tiles are in the order's own dimension order: (x, y) for XY, (y, x) for YX.
 template <class ExecutionSpace, class Order>
 void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
@@ -567,6 +610,9 @@ SpaceInfo register_space(Options const& options) {
                                        [scene_name](SpacePlan const& p) {
                                          return p.scene_workload(builtin_scene(scene_name));
                                        });
+    }
+    if constexpr (is_host_space<ExecutionSpace>) {
+      register_plain_loop<ExecutionSpace>(plan, scene_name);
     }
   }
   register_tuning_family<ExecutionSpace>(plan);

@@ -11,8 +11,9 @@
 // team reads what another team of the launch writes.
 //
 // Rows go to the team's threads, columns to the vector level: CPUs vectorize along x,
-// GPUs coalesce. Cells of fixed value are selected, not branched over, except in the
-// few tiles whose window holds a source (flagged once, when the stepper is made).
+// GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
+// tiles whose window holds a source (flagged once, when the stepper is made) a second
+// pass over each row sets the sources.
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -74,9 +75,17 @@ TiledShape tiled_shape_for() {
 }
 
 // One launch: `steps` (at most shape.steps) steps from the pair `in` into the pair `out`.
+//
+// Row loops go through lanes(): on host spaces a team member is one thread with one
+// lane, so it runs the whole row as a plain unit-stride loop over restrict-qualified
+// row pointers, which the compiler vectorizes; on devices each vector lane takes every
+// vector_length-th cell (a warp reads a row coalesced). One kernel source for both.
 template <class ExecutionSpace, bool UniformKappa>
 struct TiledSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  static constexpr bool on_host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename ExecutionSpace::memory_space>::accessible;
 
   KernelParams params;
   float const* in_previous;
@@ -88,26 +97,56 @@ struct TiledSteps {
   int steps;
   int tiles_x;
   int tile_x, tile_y, halo, window_x, window_y, window_pitch;
+  int vector_length;
 
-  // u(t + dt) of the row's cells [begin, end) into `prev`, given u(t) in `cur`.
-  template <bool Sources>
-  KOKKOS_FUNCTION void sweep_row(Member const& team, float* KOKKOS_RESTRICT prev,
-                                 float const* KOKKOS_RESTRICT cur,
-                                 float const* KOKKOS_RESTRICT code,
-                                 float const* KOKKOS_RESTRICT kappa, int begin, int end,
-                                 float t) const {
-    int const w = window_pitch;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), [&](int p) {
+  // f(first, stride): this lane's share of a row is first, first + stride, ...
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void lanes(Member const& team, F const& f) const {
+    if constexpr (on_host) {
+      (void)team;
+      f(0, 1);
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
+                           [&](int lane) { f(lane, vector_length); });
+    }
+  }
+
+  // u(t + dt) of the cells begin, begin + stride, ... < end into `prev`, given u(t) in
+  // `cur`. No branch: cells of negative code get 0 (sources are set afterwards).
+  KOKKOS_FORCEINLINE_FUNCTION static void update_row(float* KOKKOS_RESTRICT prev,
+                                                     float const* KOKKOS_RESTRICT cur,
+                                                     float const* KOKKOS_RESTRICT code,
+                                                     float const* KOKKOS_RESTRICT kappa,
+                                                     float kappa_uniform, int w, int begin,
+                                                     int end, int stride) {
+    for (int p = begin; p < end; p += stride) {
       float const c = code[p];
-      float const k = UniformKappa ? params.kappa_uniform : kappa[p];
+      float const k = UniformKappa ? kappa_uniform : kappa[p];
       // KernelParams::next_value's expression, in its order.
-      float const next = stencil(c, k, prev[p], cur[p], cur[p - 1] + cur[p + 1] + cur[p - w] + cur[p + w]);
-      if constexpr (Sources) {
-        prev[p] = c < 0.0f ? fixed_value(c, params.sources, t) : next;
-      } else {
-        prev[p] = c < 0.0f ? 0.0f : next;
-      }
-    });
+      float const next =
+          stencil(c, k, prev[p], cur[p], cur[p - 1] + cur[p + 1] + cur[p - w] + cur[p + w]);
+      prev[p] = updated_or_zero(c, next);
+    }
+  }
+
+  // The hard sources among the cells begin, begin + stride, ... < end.
+  KOKKOS_FUNCTION void set_sources(float* prev, float const* code, int begin, int end,
+                                   int stride, float t) const {
+    for (int p = begin; p < end; p += stride) {
+      if (code[p] < cell_code::fixed_zero) prev[p] = fixed_value(code[p], params.sources, t);
+    }
+  }
+
+  // A window row of `count` cells: [begin, end) from `from` (from[0] is cell begin),
+  // zeros elsewhere.
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void load_row(T* KOKKOS_RESTRICT to,
+                                                   T const* KOKKOS_RESTRICT from, T zero,
+                                                   int begin, int end, int count, int first,
+                                                   int stride) {
+    for (int x = first; x < begin; x += stride) to[x] = zero;
+    for (int x = first; x < end - begin; x += stride) to[begin + x] = from[x];
+    for (int x = end + first; x < count; x += stride) to[x] = zero;
   }
 
   KOKKOS_FUNCTION void operator()(Member const& team) const {
@@ -123,18 +162,26 @@ struct TiledSteps {
     float* const kappa =
         UniformKappa ? nullptr : static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
 
-    // The window; cells outside the grid are fixed zeros.
+    // The window; cells outside the grid are fixed zeros. Columns [x_begin, x_end) of
+    // the window lie on the grid (none in rows off the grid).
+    int const x_begin = gx0 < 0 ? -gx0 : 0;
+    int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
+    int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, window_y), [&](int ly) {
       int const gy = gy0 + ly;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, window_x), [&](int lx) {
-        int const gx = gx0 + lx;
-        bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
-        std::int64_t const g = inside ? gy * params.pitch + gx : 0;
-        int const p = ly * w + lx;
-        a[p] = inside ? in_previous[g] : 0.0f;
-        b[p] = inside ? in_current[g] : 0.0f;
-        code[p] = inside ? params.code[g] : cell_code::fixed_zero;
-        if constexpr (!UniformKappa) kappa[p] = inside ? params.kappa[g] : 0.0f;
+      bool const row_inside = gy >= 0 && gy < params.ny;
+      int const xb = row_inside ? x_begin : 0;
+      int const xe = row_inside ? x_end : 0;
+      std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
+      int const p = ly * w;
+      lanes(team, [&](int first, int stride) {
+        load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
+        load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
+        load_row(code + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first,
+                 stride);
+        if constexpr (!UniformKappa) {
+          load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
+        }
       });
     });
     team.team_barrier();
@@ -145,11 +192,12 @@ struct TiledSteps {
       float const t = params.time(first_step + s);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, s + 1, window_y - 1 - s), [&](int ly) {
         int const row = ly * w;
-        if (sources) {
-          sweep_row<true>(team, a, b, code, kappa, row + s + 1, row + window_x - 1 - s, t);
-        } else {
-          sweep_row<false>(team, a, b, code, kappa, row + s + 1, row + window_x - 1 - s, t);
-        }
+        int const begin = row + s + 1;
+        int const end = row + window_x - 1 - s;
+        lanes(team, [&](int first, int stride) {
+          update_row(a, b, code, kappa, params.kappa_uniform, w, begin + first, end, stride);
+          if (sources) set_sources(a, code, begin + first, end, stride, t);
+        });
       });
       team.team_barrier();
       float* const computed = a;
@@ -165,9 +213,15 @@ struct TiledSteps {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int y) {
       std::int64_t const g0 = (gy0 + halo + y) * params.pitch + gx0 + halo;
       int const p0 = (halo + y) * w + halo;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, columns), [&](int x) {
-        out_previous[g0 + x] = a[p0 + x];
-        out_current[g0 + x] = b[p0 + x];
+      lanes(team, [&](int first, int stride) {
+        float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
+        float* KOKKOS_RESTRICT const to_current = out_current + g0;
+        float const* KOKKOS_RESTRICT const from_a = a + p0;
+        float const* KOKKOS_RESTRICT const from_b = b + p0;
+        for (int x = first; x < columns; x += stride) {
+          to_previous[x] = from_a[x];
+          to_current[x] = from_b[x];
+        }
       });
     });
   }
@@ -258,7 +312,8 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
           scratch_.previous.data(), scratch_.current.data(), tile_has_source_.data(),
           fields.step,    steps,                    tiles_x_,
           shape_.tile_x,  shape_.tile_y,            shape_.steps,
-          shape_.window_x(), shape_.window_y(),     shape_.window_pitch()};
+          shape_.window_x(), shape_.window_y(),     shape_.window_pitch(),
+          shape_.vector_length};
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);

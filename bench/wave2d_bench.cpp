@@ -4,8 +4,10 @@
 // Kokkos' own benchmarks are: the instance is fenced around the timed region.
 // docs/benchmarks.md explains the byte model and how to read the results.
 #include "wave2d_Bench.hpp"
+#include "wave2d_PlainLoop.hpp"
 
 #include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
+#include <kernels_kokkos/wave2d_TiledStepper.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d.hpp>
 
@@ -201,6 +203,54 @@ class TunedMDRangeCase final : public Case<ExecutionSpace> {
   kokkos::MDRangeStepper<ExecutionSpace, MemorySpace, Order> stepper_;
   FieldPair<MemorySpace> fields_;
 };
+
+// kokkos-tiled with a shape of our choosing (tile, T; the space's team and vector sizes).
+template <class ExecutionSpace>
+class TunedTiledCase final : public Case<ExecutionSpace> {
+  using MemorySpace = typename ExecutionSpace::memory_space;
+
+ public:
+  TunedTiledCase(ExecutionSpace const& space, Scene const& scene, kokkos::TiledShape shape)
+      : coefficients_(make_coefficients<ExecutionSpace>(space, scene)),
+        stepper_(space, coefficients_, shape) {
+    auto const field = [&](std::string const& name) {
+      return Field<MemorySpace>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, name),
+                                scene.ny, scene.nx);
+    };
+    fields_.previous = field("wave2d::bench::previous");
+    fields_.current = field("wave2d::bench::current");
+  }
+  void reset(ExecutionSpace const& space) override {
+    Kokkos::deep_copy(space, fields_.previous, 0.0f);
+    Kokkos::deep_copy(space, fields_.current, 0.0f);
+    fields_.step = 0;
+  }
+  void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
+    stepper_.advance(space, fields_, n_steps);
+  }
+  std::string configuration() const { return stepper_.configuration(); }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+  kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper_;
+  FieldPair<MemorySpace> fields_;
+};
+
+#if defined(_OPENMP)
+// The hand-written comparator on as many OpenMP threads as the host space has.
+template <class ExecutionSpace>
+class PlainLoopCase final : public Case<ExecutionSpace> {
+ public:
+  PlainLoopCase(ExecutionSpace const& space, Scene const& scene)
+      : loop_(scene, space.concurrency()) {}
+  void reset(ExecutionSpace const&) override { loop_.reset(); }
+  void advance(ExecutionSpace const&, std::int64_t n_steps) override { loop_.advance(n_steps); }
+  std::string configuration() const { return loop_.configuration(); }
+
+ private:
+  PlainLoop loop_;
+};
+#endif
 
 // 16 bytes a thread: scalar loads, one per thread, leave too few bytes in flight to
 // saturate HBM (on an H200 they reach about 40% of it).
@@ -458,6 +508,32 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
       }));
 }
 
+// plain-openmp on a scene, named like a backend so that reports set it beside them.
+template <class ExecutionSpace>
+void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
+#if defined(_OPENMP)
+  std::string const name = "scene/" + plan.info.name + "/plain-openmp/" + scene_name;
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [=](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          Workload const work = plan.scene_workload(builtin_scene(scene_name));
+          // Two fields and three coefficients.
+          require_memory(space, double(work.scene.cells()) * 20.0);
+          auto run = std::make_unique<PlainLoopCase<ExecutionSpace>>(space, work.scene);
+          run->steps_per_run = work.steps;
+          run->label = stencil_label("plain-openmp", plan.info, run->configuration(), work);
+          run->counters = stencil_counters(work);
+          run->bytes_per_run = bytes_per_run(work);
+          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+          return run;
+        });
+      }));
+#else
+  (void)plan;
+  (void)scene_name;
+#endif
+}
+
 // Tiles are in the order's own dimension order: (x, y) for XY, (y, x) for YX.
 template <class ExecutionSpace, class Order>
 void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
@@ -522,6 +598,63 @@ void register_tuning_family(SpacePlan const& plan) {
   }
 }
 
+// kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>.
+template <class ExecutionSpace>
+void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps) {
+  kokkos::TiledShape shape = kokkos::tiled_shape_for<ExecutionSpace>();
+  kokkos::TiledShape const default_shape = shape;
+  shape.tile_x = tile_x;
+  shape.tile_y = tile_y;
+  shape.steps = steps;
+  bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
+                          steps == default_shape.steps;
+  std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) +
+                           "x" + std::to_string(tile_y) + "/T" + std::to_string(steps);
+  configure(benchmark::RegisterBenchmark(
+      name.c_str(), [=](benchmark::State& state) {
+        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+          Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
+                                              plan.options.tuning_steps, "tuning cap");
+          validate(work.scene);
+          require_memory(space, double(work.scene.cells() *
+                                       case_bytes_per_cell<ExecutionSpace>));
+          auto run = std::make_unique<TunedTiledCase<ExecutionSpace>>(space, work.scene, shape);
+          run->steps_per_run = work.steps;
+          run->label = stencil_label("kokkos-tiled", plan.info,
+                                     run->configuration() + (is_default ? " (default)" : ""),
+                                     work);
+          run->counters = stencil_counters(work);
+          run->bytes_per_run = bytes_per_run(work);
+          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+          using benchmark::Counter;
+          run->counters.emplace_back("tile_x", Counter(tile_x));
+          run->counters.emplace_back("tile_y", Counter(tile_y));
+          run->counters.emplace_back("fused_steps", Counter(steps));
+          run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
+          return run;
+        });
+      }));
+}
+
+template <class ExecutionSpace>
+void register_tiled_tuning_family(SpacePlan const& plan) {
+  if constexpr (is_host_space<ExecutionSpace>) {
+    // Windows of three arrays: 256x128 T=8 is 470 KiB, 512x128 T=8 900 KiB, 128x128
+    // T=8 250 KiB, 256x64 T=8 250 KiB, 256x256 T=8 880 KiB, 256x128 T=16 590 KiB.
+    for (auto [tx, ty, t] : {std::array{256, 128, 8}, std::array{512, 128, 8},
+                             std::array{128, 128, 8}, std::array{256, 64, 8},
+                             std::array{256, 256, 8}, std::array{256, 128, 16},
+                             std::array{256, 128, 4}, std::array{1024, 64, 8}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
+    }
+  } else {
+    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2},
+                             std::array{120, 8, 4}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
+    }
+  }
+}
+
 template <class ExecutionSpace>
 double measure_copy_bandwidth(ExecutionSpace const& space, std::int64_t bytes) {
   require_memory(space, 2.0 * double(bytes));
@@ -568,8 +701,12 @@ SpaceInfo register_space(Options const& options) {
                                          return p.scene_workload(builtin_scene(scene_name));
                                        });
     }
+    if constexpr (is_host_space<ExecutionSpace>) {
+      register_plain_loop<ExecutionSpace>(plan, scene_name);
+    }
   }
   register_tuning_family<ExecutionSpace>(plan);
+  register_tiled_tuning_family<ExecutionSpace>(plan);
   for (std::int32_t n = 256; n <= plan.max_size(); n *= 2) {
     for (auto const& backend : all_backends) {
       if (backend.name == "reference") continue;

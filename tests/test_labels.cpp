@@ -97,6 +97,12 @@ TEST_P(LabelTest, KernelsAllocationsAndRegionsAreLabelledAndKernelsRunOnTheGiven
   std::size_t kernels = 0;
   for (auto const& event : recording.events) {
     if (event.kind == "fence") continue;
+    // Team scratch that Kokkos allocates itself on a host space the first time a
+    // TeamPolicy asks for some (kokkos-tiled): no label of ours reaches it.
+    if (event.kind == "allocation" && event.label.starts_with("Kokkos::") &&
+        event.label.ends_with("::scratch_mem")) {
+      continue;
+    }
     EXPECT_TRUE(event.label.starts_with("wave2d::"))
         << event.kind << " labelled '" << event.label << "'";
     if (event.kind == "kernel") {

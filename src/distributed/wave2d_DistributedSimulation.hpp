@@ -7,6 +7,7 @@
 #include <simulation/wave2d_Simulation.hpp>
 
 #include <wave2d_KokkosCompat.hpp>
+#include <Kokkos_Timer.hpp>
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -224,6 +225,9 @@ class DistributedSimulation {
     }
   }
   MPI_Comm communicator() const { return cart_; }
+  // Wall time this rank spent in halo exchanges (packing to unpacking, fenced), since
+  // construction.
+  double exchange_seconds() const { return exchange_seconds_; }
 
  private:
   // The strips that go to (and come from) the neighbours on the low and high side of
@@ -272,6 +276,7 @@ class DistributedSimulation {
 
   void exchange(ExecutionSpace const& space) {
     Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::exchange");
+    Kokkos::Timer timer;
     for (int d = 0; d < 2; ++d) {
       std::vector<MPI_Request> requests;
       for (int side = 0; side < 2; ++side) {
@@ -301,6 +306,8 @@ class DistributedSimulation {
         unpack(space, received(d)[side], receive_[d][side]);
       }
     }
+    wave2d::fence(space, "wave2d::DistributedSimulation::exchange: unpacked");
+    exchange_seconds_ += timer.seconds();
     valid_steps_ = window_.halo;
   }
 
@@ -342,6 +349,7 @@ class DistributedSimulation {
   std::optional<Local> local_;
   std::int64_t valid_steps_ = 0;  // steps the halos stay exact for
   bool cuda_aware_ = false;
+  double exchange_seconds_ = 0.0;
   Buffer send_[2][2];
   Buffer receive_[2][2];
   HostBuffer host_send_[2][2];

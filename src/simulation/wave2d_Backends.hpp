@@ -9,6 +9,7 @@
 #include <backend/wave2d_DeviceCoefficients.hpp>
 #include <backend/wave2d_Stepper.hpp>
 #include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
+#include <kernels_kokkos/wave2d_TiledStepper.hpp>
 #include <reference/wave2d_ReferenceStepper.hpp>
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
 #include <kernels_cuda/wave2d_CudaSteppers.hpp>
@@ -64,6 +65,12 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                     return std::make_unique<kokkos::MDRangeStepper<ExecutionSpace, MemorySpace>>(c);
                   },
                   !hand_written_cuda});
+  list.push_back({"kokkos-tiled",
+                  "portable Kokkos TeamPolicy, team-scratch windows fusing T steps per launch",
+                  [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
+                    return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(
+                        space, c);
+                  }});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",

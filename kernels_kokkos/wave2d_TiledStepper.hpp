@@ -1,0 +1,333 @@
+// kokkos-tiled: the portable temporal-blocking backend, T steps per TeamPolicy launch
+// on any Kokkos execution space.
+//
+// Each team owns a tile of the grid. It loads the window around it (the tile and T
+// cells on each side) of both time levels, the cell codes and, when per cell, κ into
+// team scratch memory, advances the window T steps, and writes back its tile. Wrong
+// values creep in from the window's edge one cell per step; step s updates only the
+// cells still valid, a region one cell smaller on each side than step s - 1's (the
+// shrinking window), so no step reads outside the window and after T steps exactly the
+// tile is right. Each launch reads one pair of global fields and writes the other: no
+// team reads what another team of the launch writes.
+//
+// Rows go to the team's threads, columns to the vector level: CPUs vectorize along x,
+// GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
+// tiles whose window holds a source (flagged once, when the stepper is made) a second
+// pass over each row sets the sources.
+#ifndef WAVE2D_TILED_STEPPER_HPP
+#define WAVE2D_TILED_STEPPER_HPP
+
+#include <backend/detail/wave2d_KokkosHelpers.hpp>
+#include <backend/wave2d_DeviceCoefficients.hpp>
+#include <backend/wave2d_Stepper.hpp>
+#include <core/wave2d_KernelParams.hpp>
+
+#include <wave2d_KokkosCompat.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace wave2d::kokkos {
+
+// What a launch of kokkos-tiled runs: tiles of tile_x x tile_y cells, `steps` fused
+// steps (T), teams of team_size threads of vector_length lanes.
+struct TiledShape {
+  int tile_x = 0;
+  int tile_y = 0;
+  int steps = 0;
+  int team_size = 1;
+  int vector_length = 1;
+
+  int window_x() const { return tile_x + 2 * steps; }
+  int window_y() const { return tile_y + 2 * steps; }
+  // Scratch rows padded to 16 floats (64 bytes): rows start on a cache line.
+  int window_pitch() const { return (window_x() + 15) / 16 * 16; }
+  std::size_t scratch_bytes(bool per_cell_kappa) const {
+    return std::size_t(per_cell_kappa ? 4 : 3) * std::size_t(window_y()) * window_pitch() *
+           sizeof(float);
+  }
+
+  std::string describe(bool per_cell_kappa) const {
+    return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) + ", T=" +
+           std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
+           std::to_string(window_y()) + ", team " + std::to_string(team_size) + "x" +
+           std::to_string(vector_length) + ", " +
+           std::to_string(scratch_bytes(per_cell_kappa) / 1024) + " KiB scratch per team";
+  }
+};
+
+// The shape per execution space. Host spaces: one thread per team (a team is a core),
+// a window of three or four arrays that stays in a core's L2 (1 MiB and more on current
+// x86 and Arm cores; 470 KiB here with uniform κ), rows of 272 cells, about 1 KiB, so
+// a step's sweep keeps its three rows of u(t) in L1. Devices: 64x32-cell windows of
+// T = 4 (56x24 tiles), 32 KiB of scratch with per-cell κ, rows on a warp's lanes.
+template <class ExecutionSpace>
+TiledShape tiled_shape_for() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename ExecutionSpace::memory_space>::accessible) {
+    return {256, 128, 8, 1, 1};
+  } else {
+    return {56, 24, 4, 8, 32};
+  }
+}
+
+// One launch: `steps` (at most shape.steps) steps from the pair `in` into the pair `out`.
+//
+// Row loops go through lanes(): on host spaces a team member is one thread with one
+// lane, so it runs the whole row as a plain unit-stride loop over restrict-qualified
+// row pointers, which the compiler vectorizes; on devices each vector lane takes every
+// vector_length-th cell (a warp reads a row coalesced). One kernel source for both.
+template <class ExecutionSpace, bool UniformKappa>
+struct TiledSteps {
+  using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  static constexpr bool on_host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename ExecutionSpace::memory_space>::accessible;
+
+  KernelParams params;
+  float const* in_previous;
+  float const* in_current;
+  float* out_previous;
+  float* out_current;
+  int const* tile_has_source;  // per tile, in league order
+  std::int64_t first_step;
+  int steps;
+  int tiles_x;
+  int tile_x, tile_y, halo, window_x, window_y, window_pitch;
+  int vector_length;
+
+  // f(first, stride): this lane's share of a row is first, first + stride, ...
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void lanes(Member const& team, F const& f) const {
+    if constexpr (on_host) {
+      (void)team;
+      f(0, 1);
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
+                           [&](int lane) { f(lane, vector_length); });
+    }
+  }
+
+  // u(t + dt) of the cells begin, begin + stride, ... < end into `prev`, given u(t) in
+  // `cur`. No branch: cells of negative code get 0 (sources are set afterwards).
+  KOKKOS_FORCEINLINE_FUNCTION static void update_row(float* KOKKOS_RESTRICT prev,
+                                                     float const* KOKKOS_RESTRICT cur,
+                                                     float const* KOKKOS_RESTRICT code,
+                                                     float const* KOKKOS_RESTRICT kappa,
+                                                     float kappa_uniform, int w, int begin,
+                                                     int end, int stride) {
+    for (int p = begin; p < end; p += stride) {
+      float const c = code[p];
+      float const k = UniformKappa ? kappa_uniform : kappa[p];
+      // KernelParams::next_value's expression, in its order.
+      float const next =
+          stencil(c, k, prev[p], cur[p], cur[p - 1] + cur[p + 1] + cur[p - w] + cur[p + w]);
+      prev[p] = updated_or_zero(c, next);
+    }
+  }
+
+  // The hard sources among the cells begin, begin + stride, ... < end.
+  KOKKOS_FUNCTION void set_sources(float* prev, float const* code, int begin, int end,
+                                   int stride, float t) const {
+    for (int p = begin; p < end; p += stride) {
+      if (code[p] < cell_code::fixed_zero) prev[p] = fixed_value(code[p], params.sources, t);
+    }
+  }
+
+  // A window row of `count` cells: [begin, end) from `from` (from[0] is cell begin),
+  // zeros elsewhere.
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void load_row(T* KOKKOS_RESTRICT to,
+                                                   T const* KOKKOS_RESTRICT from, T zero,
+                                                   int begin, int end, int count, int first,
+                                                   int stride) {
+    for (int x = first; x < begin; x += stride) to[x] = zero;
+    for (int x = first; x < end - begin; x += stride) to[begin + x] = from[x];
+    for (int x = end + first; x < count; x += stride) to[x] = zero;
+  }
+
+  KOKKOS_FUNCTION void operator()(Member const& team) const {
+    int const tile = team.league_rank();
+    int const gx0 = (tile % tiles_x) * tile_x - halo;  // the window's origin in the grid
+    int const gy0 = (tile / tiles_x) * tile_y - halo;
+    int const w = window_pitch;
+    std::size_t const cells = std::size_t(window_y) * w;
+    auto& scratch = team.team_scratch(0);
+    float* a = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+    float* b = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+    float* const code = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+    float* const kappa =
+        UniformKappa ? nullptr : static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+
+    // The window; cells outside the grid are fixed zeros. Columns [x_begin, x_end) of
+    // the window lie on the grid (none in rows off the grid).
+    int const x_begin = gx0 < 0 ? -gx0 : 0;
+    int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
+    int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, window_y), [&](int ly) {
+      int const gy = gy0 + ly;
+      bool const row_inside = gy >= 0 && gy < params.ny;
+      int const xb = row_inside ? x_begin : 0;
+      int const xe = row_inside ? x_end : 0;
+      std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
+      int const p = ly * w;
+      lanes(team, [&](int first, int stride) {
+        load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
+        load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
+        load_row(code + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first,
+                 stride);
+        if constexpr (!UniformKappa) {
+          load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
+        }
+      });
+    });
+    team.team_barrier();
+
+    // a holds u(t - dt), b holds u(t); step s updates the cells [s + 1, window - 1 - s).
+    bool const sources = tile_has_source[tile] != 0;
+    for (int s = 0; s < steps; ++s) {
+      float const t = params.time(first_step + s);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, s + 1, window_y - 1 - s), [&](int ly) {
+        int const row = ly * w;
+        int const begin = row + s + 1;
+        int const end = row + window_x - 1 - s;
+        lanes(team, [&](int first, int stride) {
+          update_row(a, b, code, kappa, params.kappa_uniform, w, begin + first, end, stride);
+          if (sources) set_sources(a, code, begin + first, end, stride, t);
+        });
+      });
+      team.team_barrier();
+      float* const computed = a;
+      a = b;
+      b = computed;
+    }
+
+    // The tile, where it lies on the grid.
+    int const rows_left = params.ny - (gy0 + halo);
+    int const columns_left = params.nx - (gx0 + halo);
+    int const rows = tile_y < rows_left ? tile_y : rows_left;
+    int const columns = tile_x < columns_left ? tile_x : columns_left;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int y) {
+      std::int64_t const g0 = (gy0 + halo + y) * params.pitch + gx0 + halo;
+      int const p0 = (halo + y) * w + halo;
+      lanes(team, [&](int first, int stride) {
+        float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
+        float* KOKKOS_RESTRICT const to_current = out_current + g0;
+        float const* KOKKOS_RESTRICT const from_a = a + p0;
+        float const* KOKKOS_RESTRICT const from_b = b + p0;
+        for (int x = first; x < columns; x += stride) {
+          to_previous[x] = from_a[x];
+          to_current[x] = from_b[x];
+        }
+      });
+    });
+  }
+};
+
+// Marks the tiles whose window holds a source cell.
+struct MarkSourceTiles {
+  KernelParams params;
+  int* tile_has_source;
+  int tiles_x, tiles_y, tile_x, tile_y, halo;
+
+  KOKKOS_FUNCTION void operator()(int y, int x) const {
+    if (params.code[y * params.pitch + x] >= cell_code::fixed_zero) return;
+    // Tile tx's window spans [tx * tile_x - halo, (tx + 1) * tile_x + halo).
+    // Candidates: tiles (x - halo) / tile_x - 1 .. (x + halo) / tile_x, likewise in y.
+    for (int ty = (y - halo) / tile_y - 1; ty <= (y + halo) / tile_y; ++ty) {
+      for (int tx = (x - halo) / tile_x - 1; tx <= (x + halo) / tile_x; ++tx) {
+        if (tx < 0 || tx >= tiles_x || ty < 0 || ty >= tiles_y) continue;
+        bool const in_x = x >= tx * tile_x - halo && x < (tx + 1) * tile_x + halo;
+        bool const in_y = y >= ty * tile_y - halo && y < (ty + 1) * tile_y + halo;
+        if (in_x && in_y) Kokkos::atomic_add(&tile_has_source[ty * tiles_x + tx], 1);
+      }
+    }
+  }
+};
+
+template <class ExecutionSpace, class MemorySpace>
+class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible);
+
+ public:
+  // The shape is a parameter so that tests and benches can try others.
+  TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
+               TiledShape shape = tiled_shape_for<ExecutionSpace>())
+      : coefficients_(std::move(coefficients)), shape_(shape) {
+    KernelParams const& params = coefficients_.params();
+    tiles_x_ = std::max(1, (params.nx + shape_.tile_x - 1) / shape_.tile_x);
+    tiles_y_ = std::max(1, (params.ny + shape_.tile_y - 1) / shape_.tile_y);
+    tile_has_source_ = Details::allocate<Kokkos::View<int*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::tile_has_source", std::size_t(tiles_x_) * tiles_y_);
+    Details::fill(space, tile_has_source_, 0, "wave2d::kokkos-tiled::clear_source_tiles");
+    if (params.nx > 0 && params.ny > 0) {
+      Kokkos::parallel_for(
+          "wave2d::kokkos-tiled::mark_source_tiles",
+          Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>(
+              space, {0, 0}, {params.ny, params.nx}),
+          MarkSourceTiles{params, tile_has_source_.data(), tiles_x_, tiles_y_, shape_.tile_x,
+                          shape_.tile_y, shape_.steps});
+    }
+  }
+
+  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
+               std::int64_t n_steps) override {
+    if (n_steps <= 0) return;
+    Kokkos::Profiling::ScopedRegion region("wave2d::kokkos-tiled::advance");
+    if (scratch_.previous.size() != fields.previous.size()) {
+      auto const ny = fields.previous.extent(0);
+      auto const nx = fields.previous.extent(1);
+      scratch_.previous =
+          Details::allocate<Field<MemorySpace>>(space, "wave2d::kokkos-tiled::scratch0", ny, nx);
+      scratch_.current =
+          Details::allocate<Field<MemorySpace>>(space, "wave2d::kokkos-tiled::scratch1", ny, nx);
+    }
+    if (coefficients_.params().kappa == nullptr) {
+      run<true>(space, fields, n_steps);
+    } else {
+      run<false>(space, fields, n_steps);
+    }
+  }
+
+  std::string configuration() const override {
+    return shape_.describe(coefficients_.params().kappa != nullptr);
+  }
+
+ private:
+  template <bool UniformKappa>
+  void run(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
+    KernelParams const& params = coefficients_.params();
+    Kokkos::TeamPolicy<ExecutionSpace> const policy =
+        Kokkos::TeamPolicy<ExecutionSpace>(space, tiles_x_ * tiles_y_, shape_.team_size,
+                                           shape_.vector_length)
+            .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(!UniformKappa)));
+    // Launches of T steps and one shorter remainder, alternating between the pairs.
+    for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
+      int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
+      TiledSteps<ExecutionSpace, UniformKappa> const launch{
+          params,         fields.previous.data(),   fields.current.data(),
+          scratch_.previous.data(), scratch_.current.data(), tile_has_source_.data(),
+          fields.step,    steps,                    tiles_x_,
+          shape_.tile_x,  shape_.tile_y,            shape_.steps,
+          shape_.window_x(), shape_.window_y(),     shape_.window_pitch(),
+          shape_.vector_length};
+      Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
+      std::swap(fields.previous, scratch_.previous);
+      std::swap(fields.current, scratch_.current);
+      fields.step += steps;
+    }
+  }
+
+  Coefficients<MemorySpace> coefficients_;
+  TiledShape shape_;
+  int tiles_x_ = 1;
+  int tiles_y_ = 1;
+  Kokkos::View<int*, MemorySpace> tile_has_source_;
+  FieldPair<MemorySpace> scratch_;
+};
+
+}  // namespace wave2d::kokkos
+
+#endif

@@ -1,0 +1,139 @@
+// kokkos-tiled in shapes other than its default: many small tiles, windows larger than
+// the grid, T that does not divide the step count, sources on tile and window edges.
+// On host spaces it computes the reference's expression in its order: bit for bit.
+#include <wave2d_TestHelpers.hpp>
+
+#include <kernels_kokkos/wave2d_TiledStepper.hpp>
+
+#include <array>
+
+namespace wave2d::test {
+namespace {
+
+// Runs a TiledStepper of `shape` from `initial` at `first_step`.
+template <class ExecutionSpace>
+HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const& initial,
+                   std::int64_t first_step, std::int64_t n_steps) {
+  using MemorySpace = typename ExecutionSpace::memory_space;
+  ExecutionSpace space;
+  kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper(
+      space, make_coefficients(space, scene), shape);
+  auto const upload = [&](std::vector<float> const& host) {
+    Field<MemorySpace> field("wave2d::test::field", scene.ny, scene.nx);
+    Kokkos::deep_copy(space, field,
+                      Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(),
+                                                                            scene.ny, scene.nx));
+    return field;
+  };
+  FieldPair<MemorySpace> fields{upload(initial.previous), upload(initial.current), first_step};
+  stepper.advance(space, fields, n_steps);
+  space.fence();
+  EXPECT_EQ(fields.step, first_step + n_steps);
+  return {to_host<ExecutionSpace>(fields.previous), to_host<ExecutionSpace>(fields.current)};
+}
+
+class TiledTest : public testing::TestWithParam<std::string> {
+ protected:
+  kokkos::TiledShape default_shape() const {
+    kokkos::TiledShape shape;
+    with_space(GetParam(), [&]<class ExecutionSpace>() {
+      shape = kokkos::tiled_shape_for<ExecutionSpace>();
+    });
+    return shape;
+  }
+
+  void check(kokkos::TiledShape shape, Scene const& scene, HostPair const& initial,
+             std::int64_t first_step, std::int64_t n_steps, std::string const& what) {
+    auto const expected = run_reference(scene, initial, first_step, n_steps);
+    HostPair result;
+    HostPair again;
+    with_space(GetParam(), [&]<class ExecutionSpace>() {
+      result = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
+      again = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
+    });
+    std::string const where = what + " (" + shape.describe(!scene.speed.empty()) + ")";
+    // Deterministic: the same bits from run to run, whatever the threads do.
+    EXPECT_EQ(result.previous, again.previous) << where;
+    EXPECT_EQ(result.current, again.current) << where;
+    if (GetParam() == "Cuda") {
+      expect_close(expected.previous, result.previous, tolerance_for(GetParam()), where);
+      expect_close(expected.current, result.current, tolerance_for(GetParam()), where);
+    } else {
+      EXPECT_EQ(expected.previous, result.previous) << where << ": u(t_{n-1})";
+      EXPECT_EQ(expected.current, result.current) << where << ": u(t_n)";
+    }
+  }
+};
+
+// Small tiles (many per grid, sources and walls across their edges), a window larger
+// than the grid, T = 1, and odd shapes; step counts below, at and past T.
+TEST_P(TiledTest, ShapesAndStepCounts) {
+  std::uint32_t seed = 40;
+  for (auto const& [tile_x, tile_y, steps] :
+       {std::array{8, 4, 3}, {5, 7, 2}, {16, 16, 1}, {13, 3, 5}, {200, 300, 6}}) {
+    // The space's team and vector sizes; a 1 MiB window only where scratch is memory.
+    auto shape = default_shape();
+    shape.tile_x = tile_x;
+    shape.tile_y = tile_y;
+    shape.steps = steps;
+    if (GetParam() == "Cuda" && shape.scratch_bytes(true) > 48 * 1024) continue;
+    for (auto [nx, ny] : {std::pair{61, 37}, {3, 3}, {17, 90}}) {
+      Scene const scene = busy_scene(nx, ny, seed);
+      for (std::int64_t steps : {1, 2, 3, 5, 6, 7, 19}) {
+        check(shape, scene, random_pair(scene, seed++), 9, steps,
+              std::to_string(nx) + " x " + std::to_string(ny) + ", " + std::to_string(steps) +
+                  " steps");
+      }
+    }
+  }
+}
+
+// One source per tile and more, some on tile corners: every tile takes the source path.
+TEST_P(TiledTest, SourcesInEveryTile) {
+  Scene scene = plain_scene(64, 48);
+  for (int y = 4; y < 48; y += 4) {
+    for (int x = 2; x < 64; x += 8) {
+      scene.sources.push_back({x, y, {Waveform::Shape::sine, 1.0f, 5.0f + float(x + y), 0.0f}});
+    }
+  }
+  auto shape = default_shape();
+  shape.tile_x = 8;
+  shape.tile_y = 4;
+  shape.steps = 3;
+  check(shape, scene, zeros(scene), 0, 40, "one source per tile");
+}
+
+// A grid of uniform κ (the default shape's three scratch arrays) and walls.
+TEST_P(TiledTest, UniformSpeedWithWalls) {
+  Scene scene = plain_scene(150, 70);
+  scene.walls.assign(scene.cells(), 0);
+  for (int y = 0; y < scene.ny; ++y) {
+    if (y < 30 || y > 35) scene.walls[scene.index(100, y)] = 1;
+  }
+  scene.sources.push_back({40, 35, {Waveform::Shape::ricker, 4.0f, 20.0f, 0.05f}});
+  auto shape = default_shape();
+  shape.tile_x = 24;
+  shape.tile_y = 10;
+  shape.steps = 4;
+  check(shape, scene, zeros(scene), 0, 61, "a slit");
+}
+
+std::vector<std::string> spaces() {
+  std::vector<std::string> names;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  names.push_back(Kokkos::Serial::name());
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  names.push_back(Kokkos::OpenMP::name());
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  names.push_back(Kokkos::Cuda::name());
+#endif
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Spaces, TiledTest, testing::ValuesIn(spaces()));
+
+}  // namespace
+}  // namespace wave2d::test

@@ -70,7 +70,8 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                   [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
                     return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(
                         space, c);
-                  }});
+                  },
+                  false, kokkos::tiled_shape_for<ExecutionSpace>().steps});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",

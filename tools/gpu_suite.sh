@@ -6,7 +6,8 @@
 # runs the memory ones too; WAVE2D_BENCH_ARGS adds to it, e.g. --quick), sanitize
 # (compute-sanitizer memcheck and racecheck on the CUDA tests), compare (the tuning
 # program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
-# `git archive`, in turns on double-slit: ratios from one run). Logs go to OUT.
+# `git archive`, in turns on double-slit: ratios from one run), distributed (the MPI
+# bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -98,6 +99,18 @@ if has compare; then
   done
   grep -H -E "112x48, 1x16 cells/thread, T=8, unpadded|32x32, 2x2|cuda-naive" "$out"/compare-*.txt
 fi
+if has distributed; then
+  stage distributed
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for backend in $("$build/src/cli/wave2d" backends | cut -f1 | grep -v reference); do
+    for ranks in 1 2 4; do
+      mpiexec -n $ranks --oversubscribe --bind-to none "$build/bench/wave2d_distributed_bench" \
+        --scene double-slit --steps 1600 --backend "$backend" --repetitions 3 \
+        >> "$out/distributed.txt" 2>&1 || status=1
+    done
+  done
+  grep -E "^ranks|^median|error" "$out/distributed.txt"
+fi
 if has sanitize; then
   stage sanitize
   # memcheck on every CUDA test; racecheck (slow) on the shared-memory kernels, in both
@@ -109,6 +122,9 @@ if has sanitize; then
   compute-sanitizer --tool racecheck --error-exitcode 3 "$build/tests/wave2d_cuda_tests" \
     --gtest_filter='*RandomFields*/shmem*:*ManyTiles*/shmem*:*DoubleSlitSmall*/shmem*' \
     > "$out/sanitize-racecheck-raw.log" 2>&1 || status=1
+  compute-sanitizer --tool racecheck --error-exitcode 3 "$build/tests/wave2d_tests" \
+    --gtest_filter='*SmallFromRandomFields/Cuda_kokkos_tiled:*ManyTiles/Cuda_kokkos_tiled:*TiledTest*' \
+    > "$out/sanitize-racecheck-kokkos-tiled.log" 2>&1 || status=1
   tail -n 3 "$out"/sanitize-*.log
 fi
 stage done

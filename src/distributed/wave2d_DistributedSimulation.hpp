@@ -71,7 +71,28 @@ struct Rect {
   std::int32_t y0 = 0;
   std::int32_t nx = 0;
   std::int32_t ny = 0;
-  std::int64_t cells() const { return std::int64_t(nx) * ny; }
+  KOKKOS_FUNCTION std::int64_t cells() const { return std::int64_t(nx) * ny; }
+};
+
+// (previous, current) over rect <-> buffer, previous first, row-major.
+template <class Field, bool ToBuffer>
+struct CopyRect {
+  Field previous;
+  Field current;
+  float* buffer;
+  Rect rect;
+
+  KOKKOS_FUNCTION void operator()(int y, int x) const {
+    std::int64_t const i = std::int64_t(y) * rect.nx + x;
+    std::int64_t const cells = rect.cells();
+    if constexpr (ToBuffer) {
+      buffer[i] = previous(rect.y0 + y, rect.x0 + x);
+      buffer[cells + i] = current(rect.y0 + y, rect.x0 + x);
+    } else {
+      previous(rect.y0 + y, rect.x0 + x) = buffer[i];
+      current(rect.y0 + y, rect.x0 + x) = buffer[cells + i];
+    }
+  }
 };
 
 }  // namespace Details
@@ -322,24 +343,12 @@ class DistributedSimulation {
   void copy_rect(ExecutionSpace const& space, char const* label, Details::Rect rect,
                  Buffer const& buffer) const {
     if (rect.cells() == 0) return;
-    auto const previous = local_->previous();
-    auto const current = local_->current();
-    float* const data = buffer.data();
-    std::int64_t const cells = rect.cells();
     Kokkos::parallel_for(
         label,
         Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>(
             space, {0, 0}, {rect.ny, rect.nx}),
-        KOKKOS_LAMBDA(int y, int x) {
-          std::int64_t const i = std::int64_t(y) * rect.nx + x;
-          if constexpr (ToBuffer) {
-            data[i] = previous(rect.y0 + y, rect.x0 + x);
-            data[cells + i] = current(rect.y0 + y, rect.x0 + x);
-          } else {
-            previous(rect.y0 + y, rect.x0 + x) = data[i];
-            current(rect.y0 + y, rect.x0 + x) = data[cells + i];
-          }
-        });
+        Details::CopyRect<typename Local::field_type, ToBuffer>{
+            local_->previous(), local_->current(), buffer.data(), rect});
   }
 
   MPI_Comm cart_ = MPI_COMM_NULL;

@@ -7,7 +7,8 @@
 # (compute-sanitizer memcheck and racecheck on the CUDA tests), compare (the tuning
 # program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
 # `git archive`, in turns on double-slit: ratios from one run), distributed (the MPI
-# bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend). Logs go to OUT.
+# bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend), scenes
+# (the benchmark suite's scene family on CUDA). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -98,6 +99,16 @@ if has compare; then
     done
   done
   grep -H -E "112x48, 1x16 cells/thread, T=8, unpadded|32x32, 2x2|cuda-naive" "$out"/compare-*.txt
+fi
+if has scenes; then
+  stage scenes
+  # Every backend on the built-in scenes, against the copy bandwidth: the suite's scene
+  # family alone (the whole suite is the bench stage).
+  "$build/bench/wave2d_bench" --benchmark_filter='^(copy|scene)/Cuda/' \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/scenes.json" --benchmark_out_format=json > "$out/scenes.txt" 2>&1 ||
+    status=1
+  grep -E "_median" "$out/scenes.txt" | sed -E 's/ +/ /g' | cut -d' ' -f1,2,6-8
 fi
 if has distributed; then
   stage distributed

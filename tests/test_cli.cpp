@@ -3,11 +3,13 @@
 #include <io/wave2d_Output.hpp>
 #include <reference/wave2d_Reference.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
+#include <scene/wave2d_SceneFile.hpp>
 #include <wave2d_Config.hpp>
 #include <wave2d_TestFiles.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -52,6 +54,16 @@ class Cli : public ::testing::Test {
                scene_file("nx = 40\nny = 30", "steps = 5",
                           "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 45 }\n"));
     write_text(inputs() / "unstable.toml", scene_file("nx = 40\nny = 30", "steps = 5\ndt = 0.1"));
+    write_text(inputs() / "diverging.toml",
+               scene_file("nx = 64\nny = 48", "steps = 400\ndt = 0.05"));
+    write_text(inputs() / "huge-amplitude.toml",
+               "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 5\n"
+               "[[sources]]\nx = 10\ny = 10\nfrequency = 20.0\namplitude = 3e38\n");
+    write_text(inputs() / "ricker-overflow.toml",
+               "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 5\n[[sources]]\nx = 10\ny = 10\n"
+               "waveform = \"ricker\"\nfrequency = 1e30\n");
+    write_text(inputs() / "dt-underflow.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5\ndt = 1e-50"));
     // 4e18 cells: refused before anything is allocated, or when the wall mask cannot be.
     std::string const huge_grid = "nx = 2000000000\nny = 2000000000\ndx = 1.0";
     write_text(inputs() / "huge.toml", scene_file(huge_grid, "steps = 5\ndt = 0.25"));
@@ -259,6 +271,54 @@ TEST_F(Cli, AllowUnstableRunsWhatValidationRefuses) {
   EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/unstable.png"}));
 }
 
+// Where the reference first goes non-finite: the step, its first cell in row-major
+// order, and the pair before that step.
+struct Divergence {
+  std::int64_t step = 0;
+  std::int64_t cell = -1;
+  std::vector<float> last_finite_pair;
+};
+
+Divergence reference_divergence(Scene const& scene, std::int64_t steps) {
+  std::vector<float> previous(scene.cells()), current(scene.cells());
+  for (std::int64_t s = 0; s < steps; ++s) {
+    std::vector<float> pair(previous);
+    pair.insert(pair.end(), current.begin(), current.end());
+    reference::step(scene, time_of_step(scene.t0, scene.dt, s), previous.data(), current.data());
+    std::swap(previous, current);
+    auto const bad =
+        std::find_if(current.begin(), current.end(), [](float u) { return !std::isfinite(u); });
+    if (bad != current.end()) return {s + 1, bad - current.begin(), pair};
+  }
+  return {};
+}
+
+TEST_F(Cli, ARunThatGoesNonFiniteStopsSaysWhereAndWritesNothing) {
+  fs::path const file = inputs() / "diverging.toml";
+  Scene const scene = load_scene_file(file);
+  Divergence const expected = reference_divergence(scene, scene.steps);
+  ASSERT_GT(expected.step, 0) << "the scene must diverge";
+  std::string const where = "the field is not finite after step " +
+                            std::to_string(expected.step) + ", first at cell (" +
+                            std::to_string(expected.cell % scene.nx) + ", " +
+                            std::to_string(expected.cell / scene.nx) + ")";
+
+  Result const refused =
+      wave2d("run --scene '" + file.string() + "' --allow-unstable --save-npy f.npy");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.err, "wave2d: error: " + where +
+                             " (--keep-last-finite writes the last finite state)\n");
+  EXPECT_TRUE(work_contents().empty());
+
+  Result const kept = wave2d("run --scene '" + file.string() +
+                             "' --allow-unstable --save-npy f.npy --keep-last-finite");
+  EXPECT_EQ(kept.status, 1);
+  EXPECT_EQ(kept.err, "wave2d: error: " + where + "; wrote the last finite state, step " +
+                          std::to_string(expected.step - 1) + "\n");
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/diverging.png"}));
+  EXPECT_TRUE(parse_npy(read_file(work() / "f.npy")).data == expected.last_finite_pair);
+}
+
 struct BadInput {
   std::string name;
   std::string arguments;  // "@" stands for the directory of the inputs, "+" for outputs
@@ -303,6 +363,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"wall_outside_the_grid", "run --scene @/wall-outside.toml +",
                  "walls[0].rect.y1: 45 lies outside the grid"},
         BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step"},
+        BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
+                 "source 0 has amplitude 3e+38, above the"},
+        BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
+                 "source 0's value at step 5 (t = 0.0320513) is not finite in single precision"},
+        BadInput{"dt_underflows", "run --scene @/dt-underflow.toml +",
+                 "dt-underflow.toml:6: time.dt: underflows single precision to 0"},
         BadInput{"unknown_backend", "run --scene double-slit-small --backend warp-drive +",
                  "unknown backend 'warp-drive' (available: "},
         BadInput{"zero_steps", "run --scene double-slit-small --steps 0 +",

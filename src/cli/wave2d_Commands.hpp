@@ -26,6 +26,7 @@ struct RunOptions {
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
   bool allow_unstable = false;
+  bool keep_last_finite = false;
 };
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run

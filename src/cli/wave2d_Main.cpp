@@ -70,6 +70,9 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
+  run.add_flag("--keep-last-finite", options.keep_last_finite,
+               "When the field stops being finite, still write the last finite state's "
+               "image and array (the run fails all the same)");
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 namespace wave2d::cli {
 
 double estimated_bytes(Scene const& scene) {
-  // A speed map adds its κ per cell on both sides, and the scene's own copy.
-  int const floats_per_cell = scene.speed.empty() ? 8 : 11;
+  // The checkpoint of the last finite pair adds 2; a speed map its κ per cell on both
+  // sides, and the scene's own copy.
+  int const floats_per_cell = scene.speed.empty() ? 10 : 13;
   return double(scene.cells()) * floats_per_cell * sizeof(float);
 }
 

@@ -8,6 +8,7 @@
 #include <scene/wave2d_BuiltinScenes.hpp>
 #include <scene/wave2d_SceneFile.hpp>
 #include <simulation/wave2d_Backends.hpp>
+#include <simulation/wave2d_FiniteCheck.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -38,6 +39,7 @@ struct RunPlan {
   std::optional<std::int64_t> frames_every;
   OutputFiles files;
   std::optional<fs::path> npy_file;
+  bool keep_last_finite = false;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -111,16 +113,82 @@ void write_image(fs::path const& path, std::vector<float> const& u, Scene const&
   write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
 }
 
+// Where a run first went non-finite.
+struct Divergence {
+  std::int64_t step = 0;  // u(t_step) is the first field that is not finite
+  FieldCell cell;
+};
+
 struct Stepping {
   double seconds = 0.0;  // of the stepping alone, fenced
   std::int64_t frames = 0;
+  std::optional<Divergence> divergence;  // then the simulation holds the last finite state
 };
 
-// Runs the plan's steps, writing the frames on the way.
+// The last state found finite, kept on the device.
+template <class ExecutionSpace>
+class Checkpoint {
+ public:
+  using Field = typename Simulation<ExecutionSpace>::field_type;
+
+  Checkpoint(ExecutionSpace const& space, Scene const& scene)
+      : previous_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                     "wave2d::cli::Checkpoint::previous"),
+                  scene.ny, scene.nx),
+        current_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                    "wave2d::cli::Checkpoint::current"),
+                 scene.ny, scene.nx) {}
+
+  void save(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation) {
+    Kokkos::deep_copy(space, previous_, simulation.previous());
+    Kokkos::deep_copy(space, current_, simulation.current());
+    step_ = simulation.steps_done();
+  }
+
+  void restore(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation) const {
+    simulation.set_state(space, previous_, current_, step_);
+  }
+
+ private:
+  Field previous_;
+  Field current_;
+  std::int64_t step_ = 0;
+};
+
+template <class ExecutionSpace>
+bool is_finite(ExecutionSpace const& space, FiniteCheck<ExecutionSpace> const& check,
+               Simulation<ExecutionSpace> const& simulation) {
+  return !check.first_non_finite(space, simulation.current()) &&
+         !check.first_non_finite(space, simulation.previous());
+}
+
+// From the checkpoint, one step at a time up to the first non-finite field; leaves the
+// simulation at the state before it, the last finite one.
+template <class ExecutionSpace>
+Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
+                             FiniteCheck<ExecutionSpace> const& check,
+                             Checkpoint<ExecutionSpace>& checkpoint) {
+  checkpoint.restore(space, simulation);
+  while (true) {
+    simulation.advance(space, 1);
+    if (auto const cell = check.first_non_finite(space, simulation.current())) {
+      Divergence const divergence{simulation.steps_done(), *cell};
+      checkpoint.restore(space, simulation);
+      return divergence;
+    }
+    checkpoint.save(space, simulation);
+  }
+}
+
+// Runs the plan's steps, writing the frames on the way. The field is checked on the
+// device after each chunk, so that no non-finite field is ever written.
 template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
               RunPlan const& plan) {
   Stepping stepping;
+  FiniteCheck<ExecutionSpace> const check(space);
+  Checkpoint<ExecutionSpace> checkpoint(space, plan.scene);
+  checkpoint.save(space, simulation);
   ProgressBar progress(plan.steps);
   // Chunks of steps double until one lasts about 0.1 s: few enough fences not to slow
   // the run, often enough for the progress bar. Steps are global indices, so the
@@ -137,6 +205,11 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stepping.seconds += seconds;
     if (n == chunk && seconds < 0.05) chunk *= 2;
+    if (!is_finite(space, check, simulation)) {
+      stepping.divergence = locate_divergence(space, simulation, check, checkpoint);
+      return stepping;
+    }
+    checkpoint.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
     if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
       write_image(plan.files.frame(stepping.frames++), to_host(space, simulation.current()),
@@ -191,13 +264,29 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
 
   auto simulation = start_simulation(space, plan);
   Stepping const stepping = step(space, simulation, plan);
-  std::ostringstream time, throughput;
-  time << std::setprecision(4) << stepping.seconds << " s";
-  throughput << std::setprecision(4)
-             << double(scene.cells()) * double(plan.steps) / stepping.seconds / 1e9
-             << " GCells/s";
-  print_line("time", time.str());
-  print_line("throughput", throughput.str());
+  if (auto const& divergence = stepping.divergence) {
+    std::string message = "the field is not finite after step " +
+                           std::to_string(divergence->step) + ", first at cell (" +
+                           std::to_string(divergence->cell.x) + ", " +
+                           std::to_string(divergence->cell.y) + ")";
+    if (plan.keep_last_finite) {
+      std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
+      write_results(space, simulation, plan, 0);
+      message += "; wrote the last finite state, step " + std::to_string(simulation.steps_done());
+    } else {
+      message += " (--keep-last-finite writes the last finite state)";
+    }
+    throw std::runtime_error(message);
+  }
+  if (plan.steps > 0) {
+    std::ostringstream time, throughput;
+    time << std::setprecision(4) << stepping.seconds << " s";
+    throughput << std::setprecision(4)
+               << double(scene.cells()) * double(plan.steps) / stepping.seconds / 1e9
+               << " GCells/s";
+    print_line("time", time.str());
+    print_line("throughput", throughput.str());
+  }
   write_results(space, simulation, plan, stepping.frames);
 }
 
@@ -234,6 +323,7 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   RunPlan plan;
   plan.scene = load_scene(options.scene);
   plan.validation.allow_unstable = options.allow_unstable;
+  plan.keep_last_finite = options.keep_last_finite;
   validate(plan.scene, plan.validation);
   auto const simulate = simulation_for(options.backend);
   plan.backend = options.backend;

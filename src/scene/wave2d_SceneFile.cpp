@@ -21,6 +21,7 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,9 @@ class Table {
           node->is_integer() ? double(node->as_integer()->get()) : node->as_floating_point()->get();
       if (!std::isfinite(value)) fail(key, "must be finite");
       if (!std::isfinite(float(value))) fail(key, "is beyond single precision");
+      if (value != 0.0 && float(value) == 0.0f) {
+        fail(key, "underflows single precision to 0 (smallest magnitude 1.4e-45)");
+      }
       return float(value);
     } else if constexpr (std::is_same_v<T, std::string>) {
       if (!node->is_string()) wrong_type(key, "a string");
@@ -316,6 +320,7 @@ class SceneFileReader {
     auto const sources = root.get<std::vector<Table>>("sources");
     if (!sources) return;
     scene.sources.clear();
+    std::unordered_map<std::int64_t, std::size_t> source_of_cell;
     for (auto const& entry : *sources) {
       entry.allow_only({"x", "y", "waveform", "amplitude", "frequency", "delay"});
       Source source;
@@ -331,11 +336,11 @@ class SceneFileReader {
       if (scene.is_wall(source.x, source.y)) {
         entry.fail_here(cell_name(source.x, source.y) + " lies on a wall, held at 0");
       }
-      for (std::size_t i = 0; i < scene.sources.size(); ++i) {
-        if (scene.sources[i].x == source.x && scene.sources[i].y == source.y) {
-          entry.fail_here(cell_name(source.x, source.y) + " is already the cell of sources[" +
-                          std::to_string(i) + "]");
-        }
+      auto const [taken, added] =
+          source_of_cell.emplace(scene.index(source.x, source.y), scene.sources.size());
+      if (!added) {
+        entry.fail_here(cell_name(source.x, source.y) + " is already the cell of sources[" +
+                        std::to_string(taken->second) + "]");
       }
       source.waveform = read_waveform(entry);
       scene.sources.push_back(source);

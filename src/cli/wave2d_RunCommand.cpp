@@ -48,19 +48,22 @@ std::string join(std::vector<std::string> const& names) {
   return list;
 }
 
-Scene load_scene(std::string const& name_or_file) {
+// The scene and the files it was read from (none for a built-in scene).
+SceneFile load_scene(std::string const& name_or_file) {
   std::vector<std::string> names;
   for (auto const& info : builtin_scenes()) {
-    if (info.name == name_or_file) return builtin_scene(info.name);
+    if (info.name == name_or_file) return {builtin_scene(info.name), {}};
     names.emplace_back(info.name);
   }
+  // Anything there, a dangling link or a loop of links included, is read as a scene
+  // file, so that the loader says what is wrong with it.
   std::error_code error;
-  if (!fs::exists(name_or_file, error)) {
+  if (fs::symlink_status(name_or_file, error).type() == fs::file_type::not_found) {
     throw InputError("unknown scene '" + name_or_file + "': neither a built-in scene (" +
                      join(names) + ") nor a scene file");
   }
   try {
-    return load_scene_file(name_or_file);
+    return read_scene_file(name_or_file, {.check_grid = check_host_memory});
   } catch (std::bad_alloc const&) {  // its wall mask or speed map, one value per cell
     throw InputError("the grid of scene file '" + name_or_file + "' is too large for memory");
   }
@@ -321,16 +324,16 @@ std::string available_backends() {
 
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {
   RunPlan plan;
-  plan.scene = load_scene(options.scene);
+  SceneFile loaded = load_scene(options.scene);
+  plan.scene = std::move(loaded.scene);
   plan.validation.allow_unstable = options.allow_unstable;
   plan.keep_last_finite = options.keep_last_finite;
+  plan.steps = options.steps.value_or(plan.scene.steps);
+  // Validated for the steps it runs: its sources' values over them.
+  plan.scene.steps = plan.steps;
   validate(plan.scene, plan.validation);
   auto const simulate = simulation_for(options.backend);
   plan.backend = options.backend;
-  plan.steps = options.steps.value_or(plan.scene.steps);
-  if (plan.steps <= 0) {
-    throw InputError("the scene sets no number of steps: give one with --steps N");
-  }
 
   std::string const& name = plan.scene.name;
   plan.scene_label =
@@ -338,18 +341,26 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
   plan.images = can_write_png;
+  RunFiles files{.inputs = std::move(loaded.files)};
   if (plan.images) {
     plan.frames_every = options.frames_every;
+    files.images = plan.files;
     check_can_write(plan.files.image());
     if (plan.frames_every) {
-      check_can_write(plan.files.frame(0));
-      check_can_write(plan.files.video());
+      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
+      if (files.frame_count > 0) {
+        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
+        check_can_write(plan.files.video());
+      }
     }
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;
+    files.npy = plan.npy_file;
     check_can_write(*plan.npy_file);
   }
+  check_distinct(files);
+  remove_temporary_files_on_signals();
   simulate(plan, std::move(kokkos_arguments));
 }
 

@@ -507,6 +507,10 @@ TEST(SceneFile, InputsAreBoundedBeforeTheParser) {
        ":1: brackets and braces nested more than 32 deep"},
       {"x = " + std::string(40, '{'), ":1: brackets and braces nested more than 32 deep"},
       {std::string(300, 'k') + " = 1\n", ":1: a key longer than 256 characters"},
+      // Found by tests/fuzz: undefined behaviour in toml++ 3.3, an assertion in debug builds.
+      {"[grid]\nny = \xce\xbf" "0\n", ":2: a character that is not ASCII outside a string or a comment"},
+      {"[# x\n", ":1: Error while parsing key: expected bare key starting character or string "
+                 "delimiter, saw '#'"},
   };
   for (auto const& [toml, problem] : cases) {
     write_text(file, toml);

@@ -15,6 +15,7 @@
 #include <scene/wave2d_Scene.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 #include <simulation/wave2d_Backends.hpp>
+#include <simulation/wave2d_FiniteCheck.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
 #endif

@@ -1,6 +1,7 @@
 // The `wave2d` program as a user runs it: each test runs the real binary in a fresh
 // directory and checks its output, its files, and that bad input leaves nothing behind.
 #include <io/wave2d_Output.hpp>
+#include <io/wave2d_SceneFile.hpp>
 #include <reference/wave2d_Reference.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d_Config.hpp>
@@ -8,13 +9,25 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <csignal>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
 
 namespace wave2d::test {
 namespace {
@@ -38,6 +51,26 @@ std::string scene_file(std::string const& grid, std::string const& time,
          "[[sources]]\nx = 10\ny = 10\nfrequency = 20.0\n";
 }
 
+// A PNG of a few bytes whose header says width x height: no pixel data at all.
+std::string png_header_only(std::uint32_t width, std::uint32_t height) {
+  auto const crc = [](std::string const& bytes) {
+    std::uint32_t c = 0xffffffffu;
+    for (unsigned char byte : bytes) {
+      c ^= byte;
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xffffffffu;
+  };
+  auto const be32 = [](std::uint32_t v) {
+    return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+  };
+  std::string const ihdr = "IHDR" + be32(width) + be32(height) + std::string("\x08\x00\x00\x00\x00", 5);
+  std::string const idat = "IDAT";
+  std::string const iend = "IEND";
+  return std::string("\x89PNG\r\n\x1a\n", 8) + be32(13) + ihdr + be32(crc(ihdr)) + be32(0) + idat +
+         be32(crc(idat)) + be32(0) + iend + be32(crc(iend));
+}
+
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -53,6 +86,43 @@ class Cli : public ::testing::Test {
                scene_file("nx = 40\nny = 30", "steps = 5",
                           "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 45 }\n"));
     write_text(inputs() / "unstable.toml", scene_file("nx = 40\nny = 30", "steps = 5\ndt = 0.1"));
+    write_text(inputs() / "diverging.toml",
+               scene_file("nx = 64\nny = 48", "steps = 400\ndt = 0.05"));
+    write_text(inputs() / "huge-amplitude.toml",
+               "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 5\n"
+               "[[sources]]\nx = 10\ny = 10\nfrequency = 20.0\namplitude = 3e38\n");
+    write_text(inputs() / "ricker-overflow.toml",
+               "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 5\n[[sources]]\nx = 10\ny = 10\n"
+               "waveform = \"ricker\"\nfrequency = 1e30\n");
+    write_text(inputs() / "long-name.toml",
+               "name = \"" + std::string(250, 'n') + "\"\n" +
+                   scene_file("nx = 40\nny = 30", "steps = 5"));
+    std::string light;
+    for (int i = 0; i < 40 * 30; ++i) light += "1 ";
+    write_text(inputs() / "walls.pgm", "P2\n40 30\n1\n" + light + "\n");
+    write_text(inputs() / "with-mask.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5", "[[walls]]\nmask = \"walls.pgm\"\n"));
+    write_text(inputs() / "dev-zero-mask.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5", "[[walls]]\nmask = \"/dev/zero\"\n"));
+    write_text(inputs() / "lying.png", png_header_only(100000, 100000));
+    write_text(inputs() / "lying-png-on-a-grid.toml",
+               scene_file("nx = 64\nny = 48", "steps = 5", "[[walls]]\nmask = \"lying.png\"\n"));
+    write_text(inputs() / "lying-png-sets-the-grid.toml",
+               "[time]\nsteps = 5\n[[walls]]\nmask = \"lying.png\"\n");
+    write_text(inputs() / "wide-with-one-wall.toml",
+               scene_file("nx = 100000\nny = 100000", "steps = 5",
+                          "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
+    write_text(inputs() / "widest-with-a-region.toml",
+               scene_file("nx = 2147483647\nny = 2147483647", "steps = 5",
+                          "[[medium.region]]\nc = 0.5\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
+    std::string dotted = "a";
+    for (int i = 0; i < 500000; ++i) dotted += ".b";
+    write_text(inputs() / "dotted.toml", dotted + " = 1\n");
+    write_text(inputs() / "nested.toml", "x = " + std::string(100000, '[') + "\n");
+    fs::create_symlink(inputs() / "loop.toml", inputs() / "loop.toml");
+    fs::create_symlink(inputs() / "loop.npy", inputs() / "loop.npy");
+    write_text(inputs() / "dt-underflow.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5\ndt = 1e-50"));
     // 4e18 cells: refused before anything is allocated, or when the wall mask cannot be.
     std::string const huge_grid = "nx = 2000000000\nny = 2000000000\ndx = 1.0";
     write_text(inputs() / "huge.toml", scene_file(huge_grid, "steps = 5\ndt = 0.25"));
@@ -278,12 +348,165 @@ TEST_F(Cli, AllowUnstableRunsWhatValidationRefuses) {
   EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/unstable.png"}));
 }
 
+// Where the reference first goes non-finite: the step, its first cell in row-major
+// order, and the pair before that step.
+struct Divergence {
+  std::int64_t step = 0;
+  std::int64_t cell = -1;
+  std::vector<float> last_finite_pair;
+};
+
+Divergence reference_divergence(Scene const& scene, std::int64_t steps) {
+  std::vector<float> previous(scene.cells()), current(scene.cells());
+  for (std::int64_t s = 0; s < steps; ++s) {
+    std::vector<float> pair(previous);
+    pair.insert(pair.end(), current.begin(), current.end());
+    reference::step(scene, Window::whole(scene.nx, scene.ny), time_of_step(scene.t0, scene.dt, s),
+                    previous.data(), current.data());
+    std::swap(previous, current);
+    auto const bad =
+        std::find_if(current.begin(), current.end(), [](float u) { return !std::isfinite(u); });
+    if (bad != current.end()) return {s + 1, bad - current.begin(), pair};
+  }
+  return {};
+}
+
+TEST_F(Cli, ARunThatGoesNonFiniteStopsSaysWhereAndWritesNothing) {
+  fs::path const file = inputs() / "diverging.toml";
+  Scene const scene = load_scene_file(file);
+  Divergence const expected = reference_divergence(scene, scene.steps);
+  ASSERT_GT(expected.step, 0) << "the scene must diverge";
+  std::string const where = "the field is not finite after step " +
+                            std::to_string(expected.step) + ", first at cell (" +
+                            std::to_string(expected.cell % scene.nx) + ", " +
+                            std::to_string(expected.cell / scene.nx) + ")";
+
+  Result const refused =
+      wave2d("run --scene '" + file.string() + "' --allow-unstable --save-npy f.npy");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.err, "wave2d: error: " + where +
+                             " (--keep-last-finite writes the last finite state)\n");
+  EXPECT_TRUE(work_contents().empty());
+
+  Result const kept = wave2d("run --scene '" + file.string() +
+                             "' --allow-unstable --save-npy f.npy --keep-last-finite");
+  EXPECT_EQ(kept.status, 1);
+  EXPECT_EQ(kept.err, "wave2d: error: " + where + "; wrote the last finite state, step " +
+                          std::to_string(expected.step - 1) + "\n");
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/diverging.png"}));
+  EXPECT_TRUE(parse_npy(read_file(work() / "f.npy")).data == expected.last_finite_pair);
+}
+
+TEST_F(Cli, ZeroStepsWriteTheInitialState) {
+  write_text(inputs() / "still.toml", scene_file("nx = 40\nny = 30", "steps = 0"));
+  for (std::string const steps : {"", " --steps 0"}) {
+    Result const result = wave2d("run --scene '" + (inputs() / "still.toml").string() + "'" +
+                                 steps + " --save-npy f.npy");
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_TRUE(contains(result.out, "steps          0")) << result.out;
+    EXPECT_FALSE(contains(result.out, "GCells/s")) << result.out;
+    EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/still.png"}));
+    EXPECT_TRUE(parse_npy(read_file(work() / "f.npy")).data == std::vector<float>(2 * 40 * 30, 0.0f));
+  }
+}
+
+TEST_F(Cli, NamesInOtherScriptsStayDistinct) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no images";
+  for (std::string const name : {"水", "火"}) {
+    write_text(inputs() / "scene.toml",
+               "name = \"" + name + "\"\n" + scene_file("nx = 40\nny = 30", "steps = 2"));
+    Result const result = wave2d("run --scene '" + (inputs() / "scene.toml").string() + "'");
+    ASSERT_EQ(result.status, 0) << result.err;
+  }
+  EXPECT_EQ(work_contents(), (std::vector<std::string>{"out", "out/水.png", "out/火.png"}));
+}
+
+// A link is followed and its target written atomically; a character device is written
+// through, a FIFO refused, neither replaced by a regular file.
+TEST_F(Cli, SpecialFilesAreNeverReplaced) {
+  fs::path const link = inputs() / "link.npy";
+  fs::create_symlink("target.npy", link);
+  Result const through_link =
+      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + link.string() + "'");
+  ASSERT_EQ(through_link.status, 0) << through_link.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(parse_npy(read_file(inputs() / "target.npy")).data.size(), 2u * 201 * 201);
+
+  fs::path const fifo = inputs() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result const refused_fifo =
+      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + fifo.string() + "'");
+  EXPECT_EQ(refused_fifo.status, 2);
+  EXPECT_TRUE(contains(refused_fifo.err, "fifo': it is a FIFO, which wave2d does not write to"))
+      << refused_fifo.err;
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+
+  if (::geteuid() != 0) return;  // making device nodes needs root
+  fs::path const null = inputs() / "null";
+  ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0);
+  Result const device =
+      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + null.string() + "'");
+  EXPECT_EQ(device.status, 0) << device.err;
+  EXPECT_EQ(fs::status(null).type(), fs::file_type::character);
+  fs::path const block = inputs() / "block";
+  ASSERT_EQ(::mknod(block.c_str(), S_IFBLK | 0600, ::makedev(7, 0)), 0);
+  Result const refused =
+      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + block.string() + "'");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(contains(refused.err, "it is a block device, which wave2d never writes"))
+      << refused.err;
+  EXPECT_EQ(fs::status(block).type(), fs::file_type::block);
+}
+
+// SIGTERM or SIGINT while frames are being written: the run ends by the signal, and no
+// hidden temporary is left. Started without a shell, whose background jobs ignore SIGINT.
+TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  std::vector<std::string> arguments = {WAVE2D_CLI, "run", "--scene", "double-slit-small",
+                                        "--steps", "100000", "--frames-every", "1",
+                                        "--output", "o", "--kokkos-num-threads=1"};
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  for (int trial = 0; trial < 12; ++trial) {
+    int const signal_number = trial % 2 == 0 ? SIGTERM : SIGINT;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addchdir_np(&actions, work().c_str());
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = 0;
+    ASSERT_EQ(::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200 + 30 * trial));
+    ::kill(pid, signal_number);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "trial " << trial;
+    for (auto const& name : work_contents()) {
+      EXPECT_FALSE(fs::path(name).filename().string().starts_with("."))
+          << "trial " << trial << " left " << name;
+    }
+    fs::remove_all(work() / "o");
+  }
+}
+
 struct BadInput {
   std::string name;
   std::string arguments;  // "@" stands for the directory of the inputs, "+" for outputs
   std::string message;
   bool reads_a_scene_file = false;
   int status = 2;
+  std::string environment;
 };
 
 void PrintTo(BadInput const& bad, std::ostream* out) { *out << bad.name; }
@@ -305,7 +528,7 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
   if (arguments.ends_with(" +")) {
     arguments.replace(arguments.size() - 1, 1, "--output o --save-npy f.npy --frames-every 5");
   }
-  Result const result = wave2d(arguments);
+  Result const result = wave2d(arguments, bad.environment);
   EXPECT_EQ(result.status, bad.status) << result.err;
   EXPECT_EQ(result.err.find("wave2d: error: "), 0u) << result.err;
   EXPECT_TRUE(contains(result.err, bad.message)) << "expected '" << bad.message << "' in\n"
@@ -331,12 +554,19 @@ INSTANTIATE_TEST_SUITE_P(
                  "walls[0].rect.y1: 45 lies outside the grid", reads_a_scene_file},
         BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step",
                  reads_a_scene_file},
+        BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
+                 "source 0 has amplitude 3e+38, above the",
+                 reads_a_scene_file},
+        BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
+                 "source 0's value at step 5 (t = 0.0320513) is not finite in single precision",
+                 reads_a_scene_file},
+        BadInput{"dt_underflows", "run --scene @/dt-underflow.toml +",
+                 "dt-underflow.toml:6: time.dt: underflows single precision to 0",
+                 reads_a_scene_file},
         BadInput{"unknown_backend", "run --scene double-slit-small --backend warp-drive +",
                  "unknown backend 'warp-drive' (available: "},
-        BadInput{"zero_steps", "run --scene double-slit-small --steps 0 +",
-                 "--steps: must be a positive whole number, got '0'"},
         BadInput{"negative_steps", "run --scene double-slit-small --steps -3 +",
-                 "--steps: must be a positive whole number, got '-3'"},
+                 "--steps: must be a non-negative whole number, got '-3'"},
         BadInput{"zero_frames_every", "run --scene double-slit-small --frames-every 0",
                  "--frames-every: must be a positive whole number"},
         BadInput{"negative_frames_every", "run --scene double-slit-small --frames-every=-2",
@@ -353,8 +583,94 @@ INSTANTIATE_TEST_SUITE_P(
                  "cannot write '/proc/f.npy'"},
         BadInput{"grid_too_large_for_memory", "run --scene @/huge.toml +",
                  "the 2000000000 x 2000000000 grid needs about", reads_a_scene_file},
+        // Refused from the grid's size alone, before the wall mask is made: under ASan too.
         BadInput{"wall_mask_too_large_for_memory", "run --scene @/huge-with-walls.toml +",
-                 "huge-with-walls.toml' is too large for memory", reads_a_scene_file},
+                 "the 2000000000 x 2000000000 grid needs about",
+                 reads_a_scene_file},
+        BadInput{"one_wall_on_a_grid_too_large", "run --scene @/wide-with-one-wall.toml +",
+                 "the 100000 x 100000 grid needs about",
+                 reads_a_scene_file},
+        BadInput{"widest_grid_with_a_region", "run --scene @/widest-with-a-region.toml +",
+                 "the 2147483647 x 2147483647 grid needs about",
+                 reads_a_scene_file},
+        BadInput{"png_header_larger_than_the_grid", "run --scene @/lying-png-on-a-grid.toml +",
+                 "walls[0].mask: the image is 100000 x 100000 pixels, the grid 64 x 48 cells",
+                 reads_a_scene_file},
+        BadInput{"png_header_sets_a_grid_too_large",
+                 "run --scene @/lying-png-sets-the-grid.toml +",
+                 "the 100000 x 100000 grid needs about",
+                 reads_a_scene_file},
+        BadInput{"mask_is_dev_zero", "run --scene @/dev-zero-mask.toml +",
+                 "walls[0].mask: /dev/zero: is not a regular file (a device, FIFO or socket)",
+                 reads_a_scene_file},
+        BadInput{"scene_is_dev_zero", "run --scene /dev/zero +",
+                 "/dev/zero: is not a regular file (a device, FIFO or socket), so not a scene file",
+                 reads_a_scene_file},
+        BadInput{"scene_is_a_directory", "run --scene @ +", ": is a directory, not a scene file",
+                 reads_a_scene_file},
+        BadInput{"scene_is_a_symlink_loop", "run --scene @/loop.toml +",
+                 "loop.toml: cannot open the scene file: Too many levels of symbolic links",
+                 reads_a_scene_file},
+        BadInput{"dotted_key_of_500000_parts", "run --scene @/dotted.toml +",
+                 "dotted.toml:1: a dotted key of more than 32 parts",
+                 reads_a_scene_file},
+        BadInput{"arrays_nested_100000_deep", "run --scene @/nested.toml +",
+                 "nested.toml:1: brackets and braces nested more than 32 deep",
+                 reads_a_scene_file},
+        BadInput{"npy_temporary_name_too_long",
+                 "run --scene double-slit-small --save-npy " + std::string(246, 'f') + ".npy",
+                 "of its temporary is longer than the 255 bytes a name may have"},
+        BadInput{"scene_name_too_long_for_the_image", "run --scene @/long-name.toml",
+                 "of its temporary is longer than the 255 bytes a name may have",
+                 reads_a_scene_file},
+        BadInput{"output_directory_name_too_long",
+                 "run --scene double-slit-small --output o/" + std::string(300, 'd'),
+                 "is longer than the 255 bytes a name may have"},
+        BadInput{"npy_is_the_image_directory",
+                 "run --scene double-slit-small --output o --save-npy o",
+                 "--save-npy 'o' is the image directory or one above it"},
+        BadInput{"npy_is_above_the_image_directory",
+                 "run --scene double-slit-small --output o/p --save-npy ./o",
+                 "--save-npy './o' is the image directory or one above it"},
+        BadInput{"npy_is_the_image",
+                 "run --scene double-slit-small --output o --save-npy o/../o/double-slit-small.png",
+                 "is also the image 'o/double-slit-small.png'"},
+        BadInput{"npy_is_a_frame",
+                 "run --scene double-slit-small --steps 10 --frames-every 5 --output o "
+                 "--save-npy o/double-slit-small_00001.png",
+                 "is also one of the frames"},
+        BadInput{"npy_is_the_scene_file",
+                 "run --scene @/tiny.toml --save-npy @/tiny.toml", "would overwrite the input '",
+                 reads_a_scene_file},
+        BadInput{"npy_is_a_mask", "run --scene @/with-mask.toml --save-npy @/walls.pgm",
+                 "would overwrite the input '",
+                 reads_a_scene_file},
+        BadInput{"npy_is_a_symlink_loop", "run --scene double-slit-small --save-npy @/loop.npy",
+                 "loop.npy': too many levels of symbolic links"},
+        BadInput{"kokkos_threads_not_a_number",
+                 "run --scene double-slit-small --kokkos-num-threads=abc +",
+                 "--kokkos-num-threads=abc: the number of threads must be a whole number from 1 to"},
+        BadInput{"kokkos_threads_zero", "run --scene double-slit-small --kokkos-num-threads=0 +",
+                 "--kokkos-num-threads=0: the number of threads must be"},
+        BadInput{"kokkos_threads_beyond_the_pool",
+                 "run --scene double-slit-small --kokkos-num-threads=600 +",
+                 "--kokkos-num-threads=600: the number of threads must be"},
+        BadInput{"kokkos_threads_old_spelling",
+                 "run --scene double-slit-small --kokkos-threads=2 +",
+                 "--kokkos-threads=2: Kokkos no longer takes it; use --kokkos-num-threads=N"},
+        BadInput{"kokkos_device_id_not_a_number",
+                 "run --scene double-slit-small --kokkos-device-id=abc +",
+                 "--kokkos-device-id=abc: the device id must be a non-negative whole number"},
+        BadInput{"omp_threads_beyond_the_pool", "run --scene double-slit-small +",
+                 "OMP_NUM_THREADS=600: the number of threads must be", false, 2, "OMP_NUM_THREADS=600"},
+        BadInput{"omp_threads_list_beyond_the_pool", "run --scene double-slit-small +",
+                 "OMP_NUM_THREADS=513,2: the number of threads must be", false, 2,
+                 "OMP_NUM_THREADS=513,2"},
+        BadInput{"kokkos_num_threads_variable", "run --scene double-slit-small +",
+                 "KOKKOS_NUM_THREADS=abc: the number of threads must be", false, 2,
+                 "KOKKOS_NUM_THREADS=abc"},
+        BadInput{"unknown_kokkos_argument", "run --scene double-slit-small --kokkos-warp=9 +",
+                 "unknown Kokkos argument '--kokkos-warp=9'"},
         BadInput{"no_scene", "run", "--scene is required"},
         BadInput{"unknown_option", "run --scene double-slit-small --warp 9 +", "--warp"},
         BadInput{"no_subcommand", "", "subcommand"}),

@@ -74,14 +74,17 @@ Recording record_a_run(BackendCase const& param) {
                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     // Destroyed after recording: Kokkos fences globally itself when it frees memory.
     std::optional<Simulation<ExecutionSpace>> simulation;
+    std::optional<FiniteCheck<ExecutionSpace>> finite_check;
     {
       ToolsRecorder recorder;
       simulation.emplace(space, scene, param.backend);
+      finite_check.emplace(space);
       simulation->set_state(space, HostField(initial.previous.data(), scene.ny, scene.nx),
                             HostField(initial.current.data(), scene.ny, scene.nx), 0);
       simulation->advance(space, 11);
       simulation->reset(space);
       simulation->advance(space, 3);
+      EXPECT_FALSE(finite_check->first_non_finite(space, simulation->current()));
       wave2d::fence(space, "wave2d test: done");
     }
     recording.events = events();

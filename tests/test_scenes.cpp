@@ -2,6 +2,9 @@
 // refuses what cannot be simulated.
 #include <wave2d_TestHelpers.hpp>
 
+#include <algorithm>
+#include <utility>
+
 namespace wave2d::test {
 namespace {
 
@@ -84,9 +87,10 @@ TEST(Damping, QuadraticRampOfTheLab) {
   EXPECT_NEAR(damping_at(scene, 10, 100), 0.5f * 0.25f, 1e-6f);
 }
 
-void expect_refused(Scene const& scene, std::string const& fragment) {
+void expect_refused(Scene const& scene, std::string const& fragment,
+                    ValidationOptions options = {}) {
   try {
-    validate(scene);
+    validate(scene, options);
     FAIL() << "accepted a scene that should fail with: " << fragment;
   } catch (SceneError const& e) {
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
@@ -124,6 +128,56 @@ TEST(Validation, RefusesWhatCannotBeSimulated) {
   s = good;
   s.steps = -1;
   expect_refused(s, "steps must not be negative");
+}
+
+TEST(Kappa, IsScaleFree) {
+  // c²·dt²/dx² in float under- or overflows at these scales; (c·dt/dx)² does not.
+  EXPECT_EQ(kappa(1.0f, 1e-30f, 0.25e-30f), 0.0625f);
+  EXPECT_EQ(kappa(1.0f, 1e20f, 0.25e20f), 0.0625f);
+  EXPECT_EQ(kappa(1e20f, 1.0f, 0.25e-20f), 0.0625f);
+  EXPECT_EQ(kappa(1e-20f, 1e-20f, 0.25f), 0.0625f);
+}
+
+// Scenes at Courant number 0.25 in extreme units: the cases that went NaN.
+TEST(Kappa, ExtremeUnitsGiveAFiniteRun) {
+  for (auto [c, dx] : {std::pair{1.0f, 1e-30f}, std::pair{1.0f, 1e20f}, std::pair{1e20f, 1.0f}}) {
+    Scene scene = plain_scene(40, 30);
+    scene.c = c;
+    scene.dx = dx;
+    scene.dt = 0.25f * dx / c;
+    // One oscillation per 40 steps, whatever the unit of time.
+    float const frequency = 1.0f / (40.0f * scene.dt);
+    scene.sources.push_back({20, 15, {Waveform::Shape::sine, 1.0f, frequency, 0.0f}});
+    scene.steps = 200;
+    ASSERT_NO_THROW(validate(scene)) << "c = " << c << ", dx = " << dx;
+    HostPair const pair = run_reference(scene, zeros(scene), 0, scene.steps);
+    for (auto const* field : {&pair.previous, &pair.current}) {
+      EXPECT_TRUE(std::all_of(field->begin(), field->end(), [](float u) { return std::isfinite(u); }))
+          << "c = " << c << ", dx = " << dx;
+    }
+    EXPECT_NE(pair.current[scene.index(21, 15)], 0.0f) << "the wave did not move";
+  }
+}
+
+TEST(Validation, RefusesValuesSinglePrecisionCannotHold) {
+  Scene const good = builtin_scene("double-slit-small");
+  Scene s = good;
+  s.sources[0].waveform.amplitude = 3e38f;
+  expect_refused(s, "source 0 has amplitude 3e+38, above the");
+  s = good;
+  s.sources[0].waveform = {Waveform::Shape::ricker, 1.0f, 1e30f, 0.0f};
+  expect_refused(s, "source 0's value at step 800 (t = 1) is not finite in single precision");
+  s = good;
+  s.sources[0].waveform.frequency = 1e38f;  // 2·pi·f is infinite, times t = 0 is NaN
+  expect_refused(s, "source 0's value at step 0 (t = 0) is not finite");
+  s = good;
+  s.t0 = 3e38f;  // 2·pi·f·t overflows
+  expect_refused(s, "source 0's value at step 0 (t = 3e+38) is not finite");
+  s = good;
+  s.dt = 1e30f;
+  s.dx = 1e-30f;
+  expect_refused(s, "kappa = (c*dt/dx)^2 = 1e+120 is beyond single precision",
+                 {.allow_unstable = true});
 }
 
 TEST(Coefficients, CodesFollowTheRule) {

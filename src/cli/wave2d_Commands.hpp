@@ -26,7 +26,13 @@ struct RunOptions {
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
   bool allow_unstable = false;
+  bool keep_last_finite = false;
+  std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
 };
+
+// False on the MPI ranks of a distributed run other than 0: they say nothing, so that an
+// error shows once.
+bool reports_errors();
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
 // needs.

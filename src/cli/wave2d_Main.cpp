@@ -1,5 +1,6 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_KokkosArguments.hpp>
 #include <io/wave2d_Output.hpp>
 #include <scene/wave2d_Scene.hpp>
 #include <wave2d_Config.hpp>
@@ -33,16 +34,20 @@ bool is_input_error(std::exception const& e) {
          dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
 }
 
-CLI::Validator const positive_count(
-    [](std::string& text) -> std::string {
-      std::int64_t value = 0;
-      auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
-        return "must be a positive whole number, got '" + text + "'";
-      }
-      return {};
-    },
-    "");
+// A whole number of at least `least` (0 or 1), written as digits only.
+CLI::Validator count_of_at_least(std::int64_t least) {
+  return CLI::Validator(
+      [least](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < least) {
+          return std::string("must be a ") + (least > 0 ? "positive" : "non-negative") +
+                 " whole number, got '" + text + "'";
+        }
+        return {};
+      },
+      "");
+}
 
 void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--scene", options.scene,
@@ -54,7 +59,7 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->capture_default_str()
       ->type_name("NAME");
   run.add_option("--steps", options.steps, "Number of time steps (default: the scene's)")
-      ->check(positive_count)
+      ->check(count_of_at_least(0))
       ->type_name("N");
   run.add_option("--output", options.output_directory,
                  "Directory for the images and the video, created if missing")
@@ -63,13 +68,19 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--frames-every", options.frames_every,
                  "Also write DIR/<scene>_00000.png ... every K steps and at the end, and with "
                  "ffmpeg on PATH the video DIR/<scene>.mp4")
-      ->check(positive_count)
+      ->check(count_of_at_least(1))
       ->type_name("K");
   run.add_option("--save-npy", options.npy_file,
                  "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
       ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
+  run.add_option("--ranks", options.ranks,
+                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice")
+      ->type_name("PxQ");
+  run.add_flag("--keep-last-finite", options.keep_last_finite,
+               "When the field stops being finite, still write the last finite state's "
+               "image and array (the run fails all the same)");
 }
 
 }  // namespace
@@ -110,11 +121,12 @@ int main(int argc, char* argv[]) {
     } else if (*backends) {
       list_backends(std::cout);
     } else if (*run) {
+      check_kokkos_arguments(kokkos_arguments);
       run_command(options, kokkos_arguments);
     }
     return 0;
   } catch (std::exception const& e) {
-    std::cerr << "wave2d: error: " << e.what() << "\n";
+    if (reports_errors()) std::cerr << "wave2d: error: " << e.what() << "\n";
     return is_input_error(e) ? exit_input_error : exit_runtime_failure;
   }
 }

@@ -1,26 +1,33 @@
 #include <cli/wave2d_Memory.hpp>
 
-#include <cstdio>
-#include <iterator>
-
 namespace wave2d::cli {
 
+namespace {
+
+// The checkpoint of the last finite pair adds 2; a speed map its κ per cell on both
+// sides, and the scene's own copy.
+double floats_per_cell(bool speed_map) { return speed_map ? 13.0 : 10.0; }
+
+}  // namespace
+
 double estimated_bytes(Scene const& scene) {
-  // A speed map adds its κ per cell on both sides, and the scene's own copy.
-  int const floats_per_cell = scene.speed.empty() ? 8 : 11;
-  return double(scene.cells()) * floats_per_cell * sizeof(float);
+  return double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float);
 }
 
-std::string human_bytes(double bytes) {
-  char const* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit + 1 < int(std::size(units))) {
-    bytes /= 1024.0;
-    ++unit;
+void check_host_memory(std::int32_t nx, std::int32_t ny) {
+  using Memory = Kokkos::DefaultExecutionSpace::memory_space;
+  // Off the host: the scene, its coefficients and the host copies for output.
+  double const host_floats =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible ? floats_per_cell(true)
+                                                                        : 6.0;
+  double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
+  std::optional<double> const available = Details::host_available_bytes();
+  if (available && needed > *available) {
+    throw InputError("the " + std::to_string(nx) + " x " + std::to_string(ny) +
+                     " grid needs about " + Details::human_bytes(needed) +
+                     " of memory, more than the " + Details::human_bytes(*available) +
+                     " available to the host");
   }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
-  return text;
 }
 
 }  // namespace wave2d::cli

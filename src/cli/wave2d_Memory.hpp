@@ -5,6 +5,7 @@
 
 #include <cli/wave2d_Commands.hpp>
 #include <scene/wave2d_Scene.hpp>
+#include <scene/detail/wave2d_InputFile.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 
 #include <wave2d_KokkosCompat.hpp>
@@ -18,8 +19,11 @@ namespace wave2d::cli {
 // fields, the cell codes, and host copies of the fields for output.
 double estimated_bytes(Scene const& scene);
 
-// "1.5 GiB"
-std::string human_bytes(double bytes);
+// Throws InputError when an nx x ny grid cannot fit in the host's available memory:
+// asked as soon as a scene file gives its grid, before any per-cell buffer is made. It
+// counts what the host holds at worst (a speed map; the fields too when the run is on
+// the host).
+void check_host_memory(std::int32_t nx, std::int32_t ny);
 
 // Throws InputError when the scene does not fit in the memory space of the execution
 // space, as far as that can be known.
@@ -29,8 +33,9 @@ void check_memory(ExecutionSpace const& space, Scene const& scene) {
   double const needed = estimated_bytes(scene);
   if (available && needed > *available) {
     throw InputError("the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
-                     " grid needs about " + human_bytes(needed) + " of memory, more than the " +
-                     human_bytes(*available) + " available to " + ExecutionSpace::name());
+                     " grid needs about " + Details::human_bytes(needed) +
+                     " of memory, more than the " + Details::human_bytes(*available) +
+                     " available to " + ExecutionSpace::name());
   }
 }
 

@@ -2,8 +2,10 @@
 #include <cli/wave2d_OutputFiles.hpp>
 #include <io/wave2d_Output.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,24 +89,45 @@ fs::path OutputFiles::video() const { return directory / (stem + ".mp4"); }
 std::string file_stem(std::string_view name) {
   std::string stem;
   for (char c : name) {
-    bool const safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                      c == '.';
+    auto const byte = static_cast<unsigned char>(c);
+    bool const safe = byte >= 0x80 || std::isalnum(byte) || c == '-' || c == '_' || c == '.';
     stem += safe ? c : '_';
   }
   return stem;
 }
 
 void check_can_write(fs::path const& file) {
+  OutputTarget target;
+  try {
+    target = output_target(file);
+  } catch (OutputError const& e) {
+    throw InputError(e.what());
+  }
+  if (target.write_through) return;
   auto const refuse = [&](std::string const& reason) {
     throw InputError("cannot write '" + file.string() + "': " + reason);
   };
-  std::error_code error;
-  if (!file.has_filename() || fs::is_directory(file, error)) refuse("it is a directory");
+  if (!target.path.has_filename()) refuse("it is a directory");
   // The nearest directory above that exists: the run creates the missing ones below it.
-  fs::path existing = file.parent_path();
+  std::error_code error;
+  fs::path existing = target.path.parent_path();
   while (!existing.empty() && !fs::exists(existing, error)) existing = existing.parent_path();
   if (existing.empty()) existing = ".";
   if (!fs::is_directory(existing, error)) refuse("'" + existing.string() + "' is not a directory");
+  // Found now, not when the run ends and the temporary is made.
+  long name_max = ::pathconf(existing.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  fs::path const temporary = temporary_path(target.path);
+  for (auto const& name : temporary) {
+    if (name.native().size() > std::size_t(name_max)) {
+      refuse("the name '" + name.string() + "'" +
+             (name == temporary.filename() ? " of its temporary" : "") + " is longer than the " +
+             std::to_string(name_max) + " bytes a name may have");
+    }
+  }
+  if (fs::absolute(temporary).native().size() >= PATH_MAX) {
+    refuse("its path is longer than the " + std::to_string(PATH_MAX) + " bytes a path may have");
+  }
   // Only creating a file tells for sure: access() says yes to root on /proc or a
   // read-only mount.
   auto const probe = existing / (".wave2d-probe." + std::to_string(::getpid()));
@@ -114,6 +137,89 @@ void check_can_write(fs::path const& file) {
   }
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+namespace {
+
+// One name per file: links followed (a dangling one to the file an output would
+// create), "." and ".." resolved.
+fs::path identity(fs::path const& path) {
+  std::error_code error;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, error))) {
+    try {
+      target = output_target(path).path;
+    } catch (OutputError const&) {  // what check_can_write refuses: no file to compare
+    }
+  }
+  fs::path const resolved = fs::weakly_canonical(fs::absolute(target), error);
+  return error ? fs::absolute(target).lexically_normal() : resolved;
+}
+
+bool same_file(fs::path const& a, fs::path const& b) {
+  std::error_code error;
+  return identity(a) == identity(b) || fs::equivalent(a, b, error);
+}
+
+// Whether `path` is one of frames 0 .. count - 1.
+bool is_frame(RunFiles const& files, fs::path const& path) {
+  if (!files.images || files.frame_count == 0) return false;
+  OutputFiles const& images = *files.images;
+  fs::path const file = identity(path);
+  if (file.parent_path() != identity(images.directory)) return false;
+  std::string const name = file.filename().string();
+  std::string const prefix = images.stem + "_";
+  if (!name.starts_with(prefix) || !name.ends_with(".png")) return false;
+  std::string const digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+  if (digits.empty() || digits.size() > 18 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  std::int64_t const index = std::stoll(digits);
+  return index < files.frame_count && images.frame(index).filename() == name;
+}
+
+}  // namespace
+
+void check_distinct(RunFiles const& files) {
+  struct Named {
+    std::string what;
+    fs::path path;
+  };
+  std::vector<Named> outputs;
+  if (files.npy) outputs.push_back({"--save-npy '" + files.npy->string() + "'", *files.npy});
+  if (files.images) {
+    outputs.push_back({"the image '" + files.images->image().string() + "'", files.images->image()});
+    if (files.frame_count > 0) {
+      outputs.push_back({"the video '" + files.images->video().string() + "'", files.images->video()});
+    }
+  }
+  auto const refuse = [](Named const& output, std::string const& problem) {
+    throw InputError(output.what + " " + problem);
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (same_file(outputs[i].path, outputs[j].path)) refuse(outputs[i], "is also " + outputs[j].what);
+    }
+    if (is_frame(files, outputs[i].path)) refuse(outputs[i], "is also one of the frames");
+    for (auto const& input : files.inputs) {
+      if (same_file(outputs[i].path, input)) {
+        refuse(outputs[i], "would overwrite the input '" + input.string() + "'");
+      }
+    }
+  }
+  for (auto const& input : files.inputs) {
+    if (is_frame(files, input)) {
+      throw InputError("a frame of the run would overwrite the input '" + input.string() + "'");
+    }
+  }
+  if (files.npy && files.images) {
+    // The output directory, or one above it: the images need it to be a directory.
+    fs::path const npy = identity(*files.npy);
+    fs::path const directory = identity(files.images->directory);
+    auto const [end, unused] = std::mismatch(npy.begin(), npy.end(), directory.begin(), directory.end());
+    if (end == npy.end()) refuse(outputs.front(), "is the image directory or one above it");
+  }
 }
 
 void create_parent_directories(fs::path const& file) {

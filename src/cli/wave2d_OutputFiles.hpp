@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wave2d::cli {
 
@@ -19,13 +21,29 @@ struct OutputFiles {
   std::filesystem::path video() const;                      // DIR/<stem>.mp4
 };
 
-// `name` as a file name: characters other than letters, digits, '-', '_' and '.'
-// become '_', so that it can name no other directory nor be read as a pattern.
+// `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
+// become '_', so that it can name no other directory nor be read as a pattern; other
+// bytes (UTF-8) stay, so that names in other scripts stay distinct.
 std::string file_stem(std::string_view name);
 
-// Throws InputError unless `file` can be written: not a directory, in a directory
-// that is writable or can be created (create_parent_directories does that later).
+// Throws InputError unless `file` can be written: its target (links followed) is a
+// character device written through, or a file whose directory is writable or
+// can be created (create_parent_directories does that later), and whose every name,
+// its temporary's included, is within the file system's NAME_MAX and PATH_MAX.
 void check_can_write(std::filesystem::path const& file);
+
+// What a run writes and reads, to be told apart before it starts.
+struct RunFiles {
+  std::optional<OutputFiles> images;  // when the run writes images
+  std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
+  std::optional<std::filesystem::path> npy;
+  std::vector<std::filesystem::path> inputs;  // the scene file and its masks
+};
+
+// Throws InputError when two outputs are one file (links, "..", hard links seen through),
+// when --save-npy names the output directory or one above it, or when an output would
+// overwrite an input.
+void check_distinct(RunFiles const& files);
 
 void create_parent_directories(std::filesystem::path const& file);
 

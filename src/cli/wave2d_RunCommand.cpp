@@ -8,12 +8,21 @@
 #include <io/wave2d_SceneFile.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
 #include <simulation/wave2d_Backends.hpp>
+#include <simulation/wave2d_FiniteCheck.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
+#include <wave2d_Config.hpp>
 #include <wave2d_KokkosCompat.hpp>
+#if defined(WAVE2D_HAVE_MPI)
+#include <distributed/wave2d_DistributedSimulation.hpp>
+#endif
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -38,6 +47,7 @@ struct RunPlan {
   std::optional<std::int64_t> frames_every;
   OutputFiles files;
   std::optional<fs::path> npy_file;
+  bool keep_last_finite = false;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -46,26 +56,29 @@ std::string join(std::vector<std::string> const& names) {
   return list;
 }
 
-Scene load_scene(std::string const& name_or_file) {
+// The scene and the files it was read from (none for a built-in scene).
+SceneFile load_scene(std::string const& name_or_file) {
   std::vector<std::string> names;
   for (auto const& info : builtin_scenes()) {
-    if (info.name == name_or_file) return builtin_scene(info.name);
+    if (info.name == name_or_file) return {builtin_scene(info.name), {}};
     names.emplace_back(info.name);
   }
+  // Anything there, a dangling link or a loop of links included, is read as a scene
+  // file, so that the loader says what is wrong with it.
   std::error_code error;
-  if (!fs::exists(name_or_file, error)) {
+  if (fs::symlink_status(name_or_file, error).type() == fs::file_type::not_found) {
     throw InputError("unknown scene '" + name_or_file + "': neither a built-in scene (" +
                      join(names) + ") nor a scene file");
   }
   try {
-    return load_scene_file(name_or_file);
+    return read_scene_file(name_or_file, {.check_grid = check_host_memory});
   } catch (std::bad_alloc const&) {  // its wall mask or speed map, one value per cell
     throw InputError("the grid of scene file '" + name_or_file + "' is too large for memory");
   }
 }
 
 void print_line(std::string_view label, std::string const& value) {
-  std::cout << std::left << std::setw(12) << label << value << "\n";
+  std::cout << std::left << std::setw(15) << label << value << "\n";
 }
 
 template <class ExecutionSpace>
@@ -111,16 +124,82 @@ void write_image(fs::path const& path, std::vector<float> const& u, Scene const&
   write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
 }
 
+// Where a run first went non-finite.
+struct Divergence {
+  std::int64_t step = 0;  // u(t_step) is the first field that is not finite
+  FieldCell cell;
+};
+
 struct Stepping {
   double seconds = 0.0;  // of the stepping alone, fenced
   std::int64_t frames = 0;
+  std::optional<Divergence> divergence;  // then the simulation holds the last finite state
 };
 
-// Runs the plan's steps, writing the frames on the way.
+// The last state found finite, kept on the device.
+template <class ExecutionSpace>
+class Checkpoint {
+ public:
+  using Field = typename Simulation<ExecutionSpace>::field_type;
+
+  Checkpoint(ExecutionSpace const& space, Scene const& scene)
+      : previous_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                     "wave2d::cli::Checkpoint::previous"),
+                  scene.ny, scene.nx),
+        current_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                    "wave2d::cli::Checkpoint::current"),
+                 scene.ny, scene.nx) {}
+
+  void save(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation) {
+    Kokkos::deep_copy(space, previous_, simulation.previous());
+    Kokkos::deep_copy(space, current_, simulation.current());
+    step_ = simulation.steps_done();
+  }
+
+  void restore(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation) const {
+    simulation.set_state(space, previous_, current_, step_);
+  }
+
+ private:
+  Field previous_;
+  Field current_;
+  std::int64_t step_ = 0;
+};
+
+template <class ExecutionSpace>
+bool is_finite(ExecutionSpace const& space, FiniteCheck<ExecutionSpace> const& check,
+               Simulation<ExecutionSpace> const& simulation) {
+  return !check.first_non_finite(space, simulation.current()) &&
+         !check.first_non_finite(space, simulation.previous());
+}
+
+// From the checkpoint, one step at a time up to the first non-finite field; leaves the
+// simulation at the state before it, the last finite one.
+template <class ExecutionSpace>
+Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
+                             FiniteCheck<ExecutionSpace> const& check,
+                             Checkpoint<ExecutionSpace>& checkpoint) {
+  checkpoint.restore(space, simulation);
+  while (true) {
+    simulation.advance(space, 1);
+    if (auto const cell = check.first_non_finite(space, simulation.current())) {
+      Divergence const divergence{simulation.steps_done(), *cell};
+      checkpoint.restore(space, simulation);
+      return divergence;
+    }
+    checkpoint.save(space, simulation);
+  }
+}
+
+// Runs the plan's steps, writing the frames on the way. The field is checked on the
+// device after each chunk, so that no non-finite field is ever written.
 template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
               RunPlan const& plan) {
   Stepping stepping;
+  FiniteCheck<ExecutionSpace> const check(space);
+  Checkpoint<ExecutionSpace> checkpoint(space, plan.scene);
+  checkpoint.save(space, simulation);
   ProgressBar progress(plan.steps);
   // Chunks of steps double until one lasts about 0.1 s: few enough fences not to slow
   // the run, often enough for the progress bar. Steps are global indices, so the
@@ -137,6 +216,11 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stepping.seconds += seconds;
     if (n == chunk && seconds < 0.05) chunk *= 2;
+    if (!is_finite(space, check, simulation)) {
+      stepping.divergence = locate_divergence(space, simulation, check, checkpoint);
+      return stepping;
+    }
+    checkpoint.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
     if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
       write_image(plan.files.frame(stepping.frames++), to_host(space, simulation.current()),
@@ -193,26 +277,173 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   print_line("configuration", simulation.configuration());
   std::cout << std::flush;
   Stepping const stepping = step(space, simulation, plan);
-  std::ostringstream time, throughput;
-  time << std::setprecision(4) << stepping.seconds << " s";
-  throughput << std::setprecision(4)
-             << double(scene.cells()) * double(plan.steps) / stepping.seconds / 1e9
-             << " GCells/s";
-  print_line("time", time.str());
-  print_line("throughput", throughput.str());
+  if (auto const& divergence = stepping.divergence) {
+    std::string message = "the field is not finite after step " +
+                           std::to_string(divergence->step) + ", first at cell (" +
+                           std::to_string(divergence->cell.x) + ", " +
+                           std::to_string(divergence->cell.y) + ")";
+    if (plan.keep_last_finite) {
+      std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
+      write_results(space, simulation, plan, 0);
+      message += "; wrote the last finite state, step " + std::to_string(simulation.steps_done());
+    } else {
+      message += " (--keep-last-finite writes the last finite state)";
+    }
+    throw std::runtime_error(message);
+  }
+  if (plan.steps > 0) {
+    std::ostringstream time, throughput;
+    time << std::setprecision(4) << stepping.seconds << " s";
+    throughput << std::setprecision(4)
+               << double(scene.cells()) * double(plan.steps) / stepping.seconds / 1e9
+               << " GCells/s";
+    print_line("time", time.str());
+    print_line("throughput", throughput.str());
+  }
   write_results(space, simulation, plan, stepping.frames);
 }
 
-using Simulate = void (*)(RunPlan const&, std::vector<char*>);
 
-// The backend runs on the default execution space where it can, else on the default
-// host space (where "reference" runs when the default space is a GPU's).
-Simulate simulation_for(std::string const& backend) {
+bool error_reporter = true;
+
+// Under mpirun, by the variables Open MPI and MPICH's launchers set.
+int launched_ranks() {
+  for (char const* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (char const* value = std::getenv(variable)) return std::atoi(value);
+  }
+  return 1;
+}
+int launched_rank() {
+  for (char const* variable : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+    if (char const* value = std::getenv(variable)) return std::atoi(value);
+  }
+  return 0;
+}
+
+#if defined(WAVE2D_HAVE_MPI)
+std::array<int, 2> parse_ranks(std::string const& text) {
+  if (text == "auto") return {0, 0};
+  int p = 0;
+  int q = 0;
+  char x = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &p, &x, &q, &rest) != 3 || x != 'x' || p < 1 ||
+      q < 1) {
+    throw InputError("--ranks: expected PxQ (e.g. 2x2) or auto, got '" + text + "'");
+  }
+  return {p, q};
+}
+
+// The distributed run: every rank steps its window; rank 0 prints, gathers the fields
+// and writes the results. Each rank fails or succeeds with the others.
+template <class ExecutionSpace>
+void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
+                          std::vector<char*> kokkos_arguments) {
+  MPI_Init(nullptr, nullptr);
+  struct Finalize {
+    ~Finalize() { MPI_Finalize(); }
+  } finalize;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  bool const root = rank == 0;
+  error_reporter = root;
+  int kokkos_argc = int(kokkos_arguments.size());
+  kokkos_arguments.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_arguments.data());
+  ExecutionSpace const space;
+  Scene const& scene = plan.scene;
+  typename DistributedSimulation<ExecutionSpace>::Options options;
+  options.ranks = ranks;
+  options.validation = plan.validation;
+  DistributedSimulation<ExecutionSpace> simulation(MPI_COMM_WORLD, space, scene, plan.backend,
+                                                   options);
+  if (root) {
+    print_line("scene", plan.scene_label);
+    print_line("grid", std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
+    print_line("steps", std::to_string(plan.steps));
+    print_line("backend", plan.backend);
+    print_line("space", describe(space));
+    print_line("ranks", std::to_string(simulation.ranks()[0]) + " x " +
+                            std::to_string(simulation.ranks()[1]) + ", halo " +
+                            std::to_string(simulation.window().halo) + ", exchange " +
+                            simulation.exchange_path());
+    print_line("configuration", simulation.local().configuration() + " (rank 0)");
+    std::cout << std::flush;
+  }
+  // Rank 0 checks the gathered fields and says the same on every rank.
+  auto const gather_finite = [&] {
+    auto fields = simulation.gather(space);
+    int finite = 1;
+    if (root) {
+      for (auto const* field : {&fields.first, &fields.second}) {
+        for (float v : *field) finite &= std::isfinite(v) ? 1 : 0;
+      }
+    }
+    MPI_Bcast(&finite, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!finite) {
+      throw std::runtime_error("the field is not finite after step " +
+                               std::to_string(simulation.steps_done()));
+    }
+    return fields;
+  };
+  std::optional<ProgressBar> progress;
+  if (root) progress.emplace(plan.steps);
+  double seconds = 0.0;
+  std::int64_t frames = 0;
+  while (simulation.steps_done() < plan.steps) {
+    std::int64_t const done = simulation.steps_done();
+    std::int64_t const n = plan.frames_every
+                               ? std::min(plan.steps, done + *plan.frames_every -
+                                                          done % *plan.frames_every) - done
+                               : plan.steps - done;
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto const start = std::chrono::steady_clock::now();
+    simulation.advance(space, n);
+    wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
+    MPI_Barrier(MPI_COMM_WORLD);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (plan.frames_every) {
+      auto const fields = gather_finite();
+      if (root) write_image(plan.files.frame(frames), fields.second, scene);
+      ++frames;
+    }
+    if (root) progress->update(simulation.steps_done());
+  }
+  auto const fields = gather_finite();
+  if (!root) return;
+  if (plan.steps > 0) {
+    std::ostringstream time, throughput;
+    time << std::setprecision(4) << seconds << " s";
+    throughput << std::setprecision(4)
+               << double(scene.cells()) * double(plan.steps) / seconds / 1e9 << " GCells/s";
+    print_line("time", time.str());
+    print_line("throughput", throughput.str());
+  }
+  if (plan.npy_file) {
+    create_parent_directories(*plan.npy_file);
+    write_npy(*plan.npy_file, fields.first, fields.second, scene.nx, scene.ny);
+    std::cout << "wrote " << plan.npy_file->string() << "\n";
+  }
+  if (plan.images) {
+    write_image(plan.files.image(), fields.second, scene);
+    std::cout << "wrote " << plan.files.image().string() << "\n";
+  }
+  if (frames > 0) {
+    std::cout << "wrote " << frames << " frames " << plan.files.frame(0).string() << " .. "
+              << plan.files.frame(frames - 1).filename().string() << "\n";
+    make_video(plan.files, frames, std::cout, std::cerr);
+  }
+}
+#endif
+
+// The backend runs on the default execution space where it can (true), else on the
+// default host space (where "reference" runs when the default space is a GPU's).
+bool runs_on_default_space(std::string const& backend) {
   using Default = Kokkos::DefaultExecutionSpace;
   using Host = Kokkos::DefaultHostExecutionSpace;
-  if (has_backend<Default>(backend)) return &simulate<Default>;
+  if (has_backend<Default>(backend)) return true;
   if constexpr (!std::is_same_v<Default, Host>) {
-    if (has_backend<Host>(backend)) return &simulate<Host>;
+    if (has_backend<Host>(backend)) return false;
   }
   throw InputError("unknown backend '" + backend + "' (available: " + available_backends() +
                    ")");
@@ -251,16 +482,31 @@ void list_backends(std::ostream& out) {
 }
 
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {
+  error_reporter = launched_rank() == 0;
   RunPlan plan;
-  plan.scene = load_scene(options.scene);
+  SceneFile loaded = load_scene(options.scene);
+  plan.scene = std::move(loaded.scene);
   plan.validation.allow_unstable = options.allow_unstable;
-  validate(plan.scene, plan.validation);
-  auto const simulate = simulation_for(options.backend);
-  plan.backend = options.backend;
+  plan.keep_last_finite = options.keep_last_finite;
   plan.steps = options.steps.value_or(plan.scene.steps);
-  if (plan.steps <= 0) {
-    throw InputError("the scene sets no number of steps: give one with --steps N");
+  // Validated for the steps it runs: its sources' values over them.
+  plan.scene.steps = plan.steps;
+  validate(plan.scene, plan.validation);
+  bool const on_default_space = runs_on_default_space(options.backend);
+  plan.backend = options.backend;
+  if (!options.ranks && launched_ranks() > 1) {
+    throw InputError("started on " + std::to_string(launched_ranks()) +
+                     " MPI ranks: give --ranks PxQ (or --ranks auto) for a distributed run");
   }
+#if defined(WAVE2D_HAVE_MPI)
+  std::optional<std::array<int, 2>> const ranks =
+      options.ranks ? std::optional(parse_ranks(*options.ranks)) : std::nullopt;
+#else
+  if (options.ranks) {
+    throw InputError("--ranks: this build of wave2d has no MPI (install libopenmpi-dev and "
+                     "rebuild)");
+  }
+#endif
 
   std::string const& name = plan.scene.name;
   plan.scene_label =
@@ -268,19 +514,39 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
   plan.images = can_write_png;
+  RunFiles files{.inputs = std::move(loaded.files)};
   if (plan.images) {
     plan.frames_every = options.frames_every;
+    files.images = plan.files;
     check_can_write(plan.files.image());
     if (plan.frames_every) {
-      check_can_write(plan.files.frame(0));
-      check_can_write(plan.files.video());
+      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
+      if (files.frame_count > 0) {
+        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
+        check_can_write(plan.files.video());
+      }
     }
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;
+    files.npy = plan.npy_file;
     check_can_write(*plan.npy_file);
   }
-  simulate(plan, std::move(kokkos_arguments));
+  check_distinct(files);
+  remove_temporary_files_on_signals();
+  using Default = Kokkos::DefaultExecutionSpace;
+  using Host = Kokkos::DefaultHostExecutionSpace;
+#if defined(WAVE2D_HAVE_MPI)
+  if (ranks) {
+    on_default_space ? simulate_distributed<Default>(plan, *ranks, std::move(kokkos_arguments))
+                     : simulate_distributed<Host>(plan, *ranks, std::move(kokkos_arguments));
+    return;
+  }
+#endif
+  on_default_space ? simulate<Default>(plan, std::move(kokkos_arguments))
+                   : simulate<Host>(plan, std::move(kokkos_arguments));
 }
+
+bool reports_errors() { return error_reporter; }
 
 }  // namespace wave2d::cli

@@ -1,5 +1,6 @@
 #include <io/wave2d_MaskImage.hpp>
 
+#include <scene/detail/wave2d_InputFile.hpp>
 #include <scene/wave2d_Scene.hpp>
 #include <wave2d_Config.hpp>
 
@@ -7,11 +8,7 @@
 #include <png.h>
 #endif
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -25,14 +22,12 @@ namespace {
   throw SceneError(path.string() + ": " + problem);
 }
 
+// The whole image, read only when it fits in memory.
 std::string read_bytes(std::filesystem::path const& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) fail(path, "is a directory, not an image");
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) fail(path, std::string("cannot open the image: ") + std::strerror(errno));
-  std::string bytes{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-  if (stream.bad()) fail(path, "cannot read the image");
-  return bytes;
+  auto const available = Details::host_available_bytes();
+  return Details::read_input_file(
+      path, "image",
+      available ? std::uint64_t(*available) : std::numeric_limits<std::uint64_t>::max());
 }
 
 bool is_space(char c) {
@@ -108,7 +103,16 @@ std::int32_t image_extent(std::filesystem::path const& path, std::uint64_t value
   return std::int32_t(value);
 }
 
-MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
+// Before pixels are decoded: one byte per pixel for the mask, and `decoding` more.
+void check_pixel_memory(std::filesystem::path const& path, MaskImage const& mask,
+                        double decoding) {
+  Details::check_host_memory(path, "the " + std::to_string(mask.width) + " x " +
+                                       std::to_string(mask.height) + " image",
+                             double(mask.width) * double(mask.height) * (1.0 + decoding));
+}
+
+// With `pixels` false, only the header is read: the mask's size, no pixels.
+MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes, bool pixels) {
   bool const binary = bytes[1] == '5';
   PgmText text(path, bytes, 2);
   MaskImage mask;
@@ -118,7 +122,8 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
   if (maxval == 0 || maxval > 65535) {
     fail(path, "the maximum gray value must lie in 1..65535, got " + std::to_string(maxval));
   }
-  auto const pixels = std::uint64_t(mask.width) * std::uint64_t(mask.height);
+  if (!pixels) return mask;
+  auto const count = std::uint64_t(mask.width) * std::uint64_t(mask.height);
   auto const check = [&](std::uint64_t i, std::uint64_t value) {
     if (value > maxval) {
       fail(path, pixel_name(i, mask.width) + " is " + std::to_string(value) +
@@ -130,7 +135,7 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
   if (binary) {
     std::uint64_t const sample_size = maxval < 256 ? 1 : 2;
     std::size_t const start = text.binary_data_start();
-    std::uint64_t const expected = pixels * sample_size;
+    std::uint64_t const expected = count * sample_size;
     std::uint64_t const found = bytes.size() - start;
     if (found != expected) {
       fail(path, (found < expected ? "truncated pixel data: " : "extra bytes after the pixels: ") +
@@ -139,8 +144,9 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
                      std::to_string(found));
     }
     auto const* data = reinterpret_cast<unsigned char const*>(bytes.data() + start);
-    mask.dark.resize(pixels);
-    for (std::uint64_t i = 0; i < pixels; ++i) {
+    check_pixel_memory(path, mask, 0.0);
+    mask.dark.resize(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
       // Two-byte samples are big-endian.
       std::uint64_t const value =
           sample_size == 1 ? data[i] : (std::uint64_t(data[2 * i]) << 8) | data[2 * i + 1];
@@ -151,13 +157,14 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
 
   // Each value takes at least one byte: a size the file cannot hold is refused before
   // it is allocated.
-  if (text.remaining() < pixels) {
+  if (text.remaining() < count) {
     fail(path, "truncated: " + std::to_string(mask.width) + " x " + std::to_string(mask.height) +
                    " pixel values cannot fit in the " + std::to_string(text.remaining()) +
                    " bytes left");
   }
-  mask.dark.resize(pixels);
-  for (std::uint64_t i = 0; i < pixels; ++i) {
+  check_pixel_memory(path, mask, 0.0);
+  mask.dark.resize(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
     mask.dark[i] = check(i, text.number("value of " + pixel_name(i, mask.width)));
   }
   if (!text.at_end()) {
@@ -170,45 +177,53 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes) {
 constexpr std::string_view png_signature = "\x89PNG\r\n\x1a\n";
 
 #if defined(WAVE2D_HAVE_PNG)
-MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
+MaskImage read_png(std::filesystem::path const& path, std::string_view bytes, bool pixels) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size())) {
-    fail(path, std::string("cannot decode the PNG: ") + image.message);
-  }
-  // Gray and alpha, 8 bits each: libpng converts any color type and depth.
-  image.format = PNG_FORMAT_GA;
-  std::vector<png_byte> pixels(std::size_t(image.width) * image.height * 2);
-  // libpng releases the image itself, on success and on failure.
-  if (!png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr)) {
     fail(path, std::string("cannot decode the PNG: ") + image.message);
   }
   MaskImage mask;
   // PNG itself limits both sizes to 2^31 - 1.
   mask.width = std::int32_t(image.width);
   mask.height = std::int32_t(image.height);
-  mask.dark.resize(pixels.size() / 2);
+  if (!pixels) {
+    png_image_free(&image);
+    return mask;
+  }
+  try {
+    check_pixel_memory(path, mask, 2.0);
+  } catch (...) {
+    png_image_free(&image);
+    throw;
+  }
+  // Gray and alpha, 8 bits each: libpng converts any color type and depth.
+  image.format = PNG_FORMAT_GA;
+  std::vector<png_byte> gray_alpha(std::size_t(image.width) * image.height * 2);
+  // libpng releases the image itself, on success and on failure.
+  if (!png_image_finish_read(&image, nullptr, gray_alpha.data(), 0, nullptr)) {
+    fail(path, std::string("cannot decode the PNG: ") + image.message);
+  }
+  mask.dark.resize(gray_alpha.size() / 2);
   for (std::size_t i = 0; i < mask.dark.size(); ++i) {
-    png_byte const gray = pixels[2 * i];
-    png_byte const alpha = pixels[2 * i + 1];
+    png_byte const gray = gray_alpha[2 * i];
+    png_byte const alpha = gray_alpha[2 * i + 1];
     mask.dark[i] = alpha != 0 && 2 * gray < 255;
   }
   return mask;
 }
 #endif
 
-}  // namespace
-
-MaskImage read_mask_image(std::filesystem::path const& path) {
+MaskImage read_mask(std::filesystem::path const& path, bool pixels) {
   std::string const bytes = read_bytes(path);
   if (bytes.empty()) fail(path, "the file is empty");
   if (bytes.size() > 2 && bytes[0] == 'P' && (bytes[1] == '2' || bytes[1] == '5') &&
       (is_space(bytes[2]) || bytes[2] == '#')) {
-    return read_pgm(path, bytes);
+    return read_pgm(path, bytes, pixels);
   }
   if (std::string_view(bytes).starts_with(png_signature)) {
 #if defined(WAVE2D_HAVE_PNG)
-    return read_png(path, bytes);
+    return read_png(path, bytes, pixels);
 #else
     fail(path,
          "PNG masks need libpng, and this build of wave2d has none "
@@ -216,6 +231,15 @@ MaskImage read_mask_image(std::filesystem::path const& path) {
 #endif
   }
   fail(path, "not an image wave2d reads: expected a PGM (P2 or P5) or a PNG");
+}
+
+}  // namespace
+
+MaskImage read_mask_image(std::filesystem::path const& path) { return read_mask(path, true); }
+
+MaskSize read_mask_size(std::filesystem::path const& path) {
+  MaskImage const header = read_mask(path, false);
+  return {header.width, header.height};
 }
 
 }  // namespace wave2d

@@ -1,6 +1,7 @@
 #include <io/wave2d_Output.hpp>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -8,6 +9,9 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+
+#include <climits>
+#include <csignal>
 
 #include <unistd.h>
 
@@ -31,12 +35,43 @@ std::string describe_errno() {
   return errno != 0 ? std::strerror(errno) : "input/output error";
 }
 
-// Hidden, and unique to this process, so that a concurrent run writing the same
-// directory never picks it up.
-fs::path temporary_path(fs::path const& path) {
-  return path.parent_path() /
-         ("." + path.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+// The temporary files being written, for the signal handler: fixed storage, written
+// before a file is created and cleared after it is renamed or removed.
+constexpr std::size_t temporary_slots = 4;
+char temporary_names[temporary_slots][PATH_MAX];
+std::atomic<bool> temporary_used[temporary_slots];
+
+class RegisteredTemporary {
+ public:
+  explicit RegisteredTemporary(fs::path const& path) {
+    std::string const name = fs::absolute(path).string();
+    for (std::size_t i = 0; i < temporary_slots && name.size() < PATH_MAX; ++i) {
+      if (temporary_used[i].load()) continue;
+      std::memcpy(temporary_names[i], name.c_str(), name.size() + 1);
+      temporary_used[i].store(true);
+      slot_ = i;
+      return;
+    }
+  }
+  ~RegisteredTemporary() {
+    if (slot_ < temporary_slots) temporary_used[slot_].store(false);
+  }
+  RegisteredTemporary(RegisteredTemporary const&) = delete;
+  RegisteredTemporary& operator=(RegisteredTemporary const&) = delete;
+
+ private:
+  std::size_t slot_ = temporary_slots;
+};
+
+// Async-signal-safe: unlink, signal and raise only.
+extern "C" void remove_temporaries_and_reraise(int signal_number) {
+  for (std::size_t i = 0; i < temporary_slots; ++i) {
+    if (temporary_used[i].load()) ::unlink(temporary_names[i]);
+  }
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
 }
+
 
 std::size_t cells_of(std::int32_t nx, std::int32_t ny, char const* function) {
   if (nx <= 0 || ny <= 0) {
@@ -120,13 +155,56 @@ bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width,
 
 }  // namespace
 
+OutputTarget output_target(fs::path const& path) {
+  // As the kernel resolves a path: at most 40 links.
+  fs::path target = path;
+  std::error_code error;
+  for (int links = 0; fs::is_symlink(fs::symlink_status(target, error)); ++links) {
+    if (links == 40) fail(path, "too many levels of symbolic links");
+    fs::path const next = fs::read_symlink(target, error);
+    if (error) fail(path, error.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  auto const status = fs::status(target, error);
+  switch (status.type()) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular: return {target, false};
+    case fs::file_type::character: return {target, true};
+    case fs::file_type::directory: fail(path, "it is a directory");
+    // Opening a FIFO waits for a reader, maybe forever, and the run would be lost.
+    case fs::file_type::fifo: fail(path, "it is a FIFO, which wave2d does not write to");
+    case fs::file_type::block: fail(path, "it is a block device, which wave2d never writes");
+    default: fail(path, "it is not a regular file, a character device nor a FIFO");
+  }
+}
+
+fs::path temporary_path(fs::path const& target) {
+  return target.parent_path() /
+         ("." + target.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+}
+
+void remove_temporary_files_on_signals() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    // A signal the parent set to be ignored (SIGINT of a shell's background job) stays so.
+    if (std::signal(signal_number, remove_temporaries_and_reraise) == SIG_IGN) {
+      std::signal(signal_number, SIG_IGN);
+    }
+  }
+}
+
 void write_file_atomically(fs::path const& path,
                            std::function<void(fs::path const& temporary)> const& write) {
-  auto const temporary = temporary_path(path);
+  OutputTarget const target = output_target(path);
+  if (target.write_through) {
+    write(target.path);
+    return;
+  }
+  auto const temporary = temporary_path(target.path);
+  RegisteredTemporary const registered(temporary);
   try {
     write(temporary);
     std::error_code error;
-    fs::rename(temporary, path, error);
+    fs::rename(temporary, target.path, error);
     if (error) fail(path, error.message());
   } catch (...) {
     std::error_code ignored;

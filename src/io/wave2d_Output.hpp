@@ -21,12 +21,34 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Has `write` produce a file at a temporary path in the directory of `path`, then
-// renames it to `path`. If `write` throws or the rename fails, the temporary is removed
-// and the error propagates: `path` is either complete or as it was.
+// Where writing a path puts its bytes: symbolic links are followed to their final
+// target (which need not exist yet); a character device (/dev/null, a terminal) is
+// written through, never replaced.
+struct OutputTarget {
+  std::filesystem::path path;
+  bool write_through = false;
+};
+
+// Throws OutputError for a path no output may take: a loop of links, a directory, a
+// block device, a FIFO, a socket.
+OutputTarget output_target(std::filesystem::path const& path);
+
+// The hidden name, unique to this process, under which a file is written beside
+// `target` before it is renamed into place.
+std::filesystem::path temporary_path(std::filesystem::path const& target);
+
+// Has `write` produce a file at temporary_path() of the target of `path`, then renames
+// it to that target. If `write` throws or the rename fails, the temporary is removed
+// and the error propagates: the target is either complete or as it was. A target
+// written through is given to `write` as it is.
 void write_file_atomically(
     std::filesystem::path const& path,
     std::function<void(std::filesystem::path const& temporary)> const& write);
+
+// For programs: SIGINT, SIGTERM and SIGHUP first remove the temporary files being
+// written, then end the process as the signal would have. A library never installs
+// signal handlers of its own accord.
+void remove_temporary_files_on_signals();
 
 // The same for a writer that fills a binary stream; a failed stream is an OutputError.
 void write_stream_atomically(std::filesystem::path const& path,

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <utility>
 
 namespace wave2d {
 
-float kappa(float c, float dx, float dt) { return c * c * dt * dt / (dx * dx); }
+float kappa(float c, float dx, float dt) {
+  double const courant = double(c) * double(dt) / double(dx);
+  return float(courant * courant);
+}
 
 float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
   // Same float expression as the reference scenes' boundary_damping.
@@ -39,6 +43,38 @@ namespace {
 
 std::string position(std::int32_t x, std::int32_t y) {
   return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// The stencil adds four neighbours and twice the cell: a field as large as a source's
+// amplitude must leave that much headroom below the largest float.
+constexpr float max_amplitude = std::numeric_limits<float>::max() / 8.0f;
+
+// A waveform's float expression grows with |t| and |t - delay| (sine: its argument;
+// ricker: a, a² and amplitude·(1 − 2a²)), so it is finite at every step of a range when
+// it is finite at the range's first and last steps.
+void check_source_values(Scene const& scene, std::size_t i) {
+  Waveform const& w = scene.sources[i].waveform;
+  if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
+    fail("source " + std::to_string(i) + " has a waveform parameter that is not finite");
+  }
+  if (std::fabs(w.amplitude) > max_amplitude) {
+    fail("source " + std::to_string(i) + " has amplitude " + number_text(w.amplitude) +
+         ", above the " + number_text(max_amplitude) +
+         " that leaves the stencil's sums room in single precision");
+  }
+  for (std::int64_t step : {std::int64_t(0), scene.steps}) {
+    float const t = time_of_step(scene.t0, scene.dt, step);
+    if (!std::isfinite(w.value(t))) {
+      fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
+           " (t = " + number_text(t) + ") is not finite in single precision");
+    }
+  }
 }
 
 }  // namespace
@@ -87,10 +123,7 @@ void validate(Scene const& scene, ValidationOptions options) {
     if (!taken.insert({s.x, s.y}).second) {
       fail("two sources share the cell " + position(s.x, s.y));
     }
-    auto const& w = s.waveform;
-    if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
-      fail("source " + std::to_string(i) + " has a waveform parameter that is not finite");
-    }
+    check_source_values(scene, i);
   }
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
@@ -98,6 +131,11 @@ void validate(Scene const& scene, ValidationOptions options) {
     message << "unstable time step: c*dt/dx = " << courant
             << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or allow it explicitly)";
     fail(message.str());
+  }
+  // Only an allowed unstable step can get here with κ beyond float.
+  if (!std::isfinite(float(courant * courant))) {
+    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) +
+         " is beyond single precision");
   }
 }
 

@@ -54,7 +54,8 @@ struct Scene {
   }
 };
 
-// κ = c²·dt²/dx² in float, evaluated as the reference scenes do.
+// κ = (c·dt/dx)², formed in double and rounded once to float: scale-free, so that a
+// stable Courant number gives a finite κ whatever the units of c, dt and dx.
 float kappa(float c, float dx, float dt);
 
 // The damping d(x, y) of the quadratic layer, in float, as the reference scenes do.
@@ -69,7 +70,8 @@ struct ValidationOptions {
 };
 
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
-// size, sources outside the grid or sharing a cell, an unstable time step.
+// size, sources outside the grid or sharing a cell, an unstable time step, a κ or a
+// source value (over steps 0 .. scene.steps) that single precision cannot hold.
 void validate(Scene const& scene, ValidationOptions options = {});
 
 }  // namespace wave2d

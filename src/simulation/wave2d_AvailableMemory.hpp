@@ -3,16 +3,14 @@
 #ifndef WAVE2D_AVAILABLE_MEMORY_HPP
 #define WAVE2D_AVAILABLE_MEMORY_HPP
 
+#include <scene/detail/wave2d_InputFile.hpp>
 #include <wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
 
-#include <fstream>
 #include <optional>
-#include <sstream>
-#include <string>
 #include <type_traits>
 
 namespace wave2d {
@@ -32,14 +30,7 @@ std::optional<double> available_bytes(ExecutionSpace const&) {
   }
 #endif
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string line;
-    while (std::getline(meminfo, line)) {
-      std::istringstream fields(line);
-      std::string key;
-      double kib = 0.0;
-      if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024.0;
-    }
+    return Details::host_available_bytes();
   }
   return std::nullopt;
 }

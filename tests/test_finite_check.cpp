@@ -1,0 +1,61 @@
+// The device-side check for non-finite values finds the first such cell in row-major
+// order, on every execution space of the build.
+#include <wave2d_TestHelpers.hpp>
+
+#include <limits>
+
+namespace wave2d::test {
+namespace {
+
+std::vector<std::string> spaces() {
+  std::vector<std::string> names;
+  for (auto const& c : all_backend_cases()) {
+    if (std::find(names.begin(), names.end(), c.space) == names.end()) names.push_back(c.space);
+  }
+  return names;
+}
+
+class FiniteCheckTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(FiniteCheckTest, FindsTheFirstNonFiniteCellInRowMajorOrder) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace const space;
+    FiniteCheck<ExecutionSpace> const check(space);
+    std::int32_t const nx = 37, ny = 29;
+    std::vector<float> host(std::size_t(nx) * ny, 1.5f);
+    using Field = typename Simulation<ExecutionSpace>::field_type;
+    Field field("wave2d::test::field", ny, nx);
+    auto const upload = [&] {
+      Kokkos::deep_copy(field, Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                   host.data(), ny, nx));
+    };
+    upload();
+    EXPECT_FALSE(check.first_non_finite(space, field));
+
+    host[std::size_t(20) * nx + 3] = std::numeric_limits<float>::quiet_NaN();
+    host[std::size_t(7) * nx + 30] = -std::numeric_limits<float>::infinity();
+    host[std::size_t(28) * nx + 36] = std::numeric_limits<float>::infinity();
+    upload();
+    auto const cell = check.first_non_finite(space, field);
+    ASSERT_TRUE(cell);
+    EXPECT_EQ(cell->x, 30);
+    EXPECT_EQ(cell->y, 7);
+
+    std::fill(host.begin(), host.end(), 0.0f);
+    host.back() = std::numeric_limits<float>::quiet_NaN();
+    upload();
+    auto const last = check.first_non_finite(space, field);
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->x, nx - 1);
+    EXPECT_EQ(last->y, ny - 1);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSpaces, FiniteCheckTest, testing::ValuesIn(spaces()),
+                         [](testing::TestParamInfo<std::string> const& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace wave2d::test

@@ -40,8 +40,8 @@ struct SpaceInfo {
   std::string name;    // Kokkos' name of the space: Serial, OpenMP, Cuda
   std::string device;  // CPU model or GPU name
   std::vector<std::pair<std::string, std::string>> details;  // more context entries
-  double copy_bandwidth_gbps = 0;  // 0 when the measurement failed
-  std::int64_t copy_bytes = 0;     // of one of the two arrays
+  double copy_bandwidth_gbps = 0;                            // 0 when the measurement failed
+  std::int64_t copy_bytes = 0;                               // of one of the two arrays
 };
 
 // Measures each enabled space's copy bandwidth, then registers every benchmark family.

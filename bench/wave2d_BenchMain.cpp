@@ -5,8 +5,8 @@
 
 #include <wave2d_Config.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
 #include <benchmark/benchmark.h>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <cctype>
 #include <cmath>
@@ -52,8 +52,8 @@ double parse_amount(std::string const& flag, std::string const& value) {
     used = 0;
   }
   if (used != value.size() || !(result >= 0)) {
-    throw std::invalid_argument(flag + ": expected a non-negative number or 2^k, got '" +
-                                value + "'");
+    throw std::invalid_argument(flag + ": expected a non-negative number or 2^k, got '" + value +
+                                "'");
   }
   return result;
 }
@@ -64,27 +64,20 @@ struct OptionSpec {
 };
 
 OptionSpec const option_specs[] = {
-    {"max_size", [](Options& o, std::string const& f, std::string const& v) {
-       o.max_size = std::int32_t(parse_integer(f, v));
-     }},
-    {"steps", [](Options& o, std::string const& f, std::string const& v) {
-       o.steps = parse_integer(f, v);
-     }},
-    {"host_cell_steps", [](Options& o, std::string const& f, std::string const& v) {
-       o.host_cell_steps = parse_amount(f, v);
-     }},
-    {"tuning_steps", [](Options& o, std::string const& f, std::string const& v) {
-       o.tuning_steps = parse_integer(f, v);
-     }},
-    {"sweep_cell_steps", [](Options& o, std::string const& f, std::string const& v) {
-       o.sweep_cell_steps = parse_amount(f, v);
-     }},
-    {"copy_mib", [](Options& o, std::string const& f, std::string const& v) {
-       o.copy_mib = parse_integer(f, v);
-     }},
-    {"tuning_scene", [](Options& o, std::string const&, std::string const& v) {
-       o.tuning_scene = v;
-     }},
+    {"max_size", [](Options& o, std::string const& f,
+                    std::string const& v) { o.max_size = std::int32_t(parse_integer(f, v)); }},
+    {"steps",
+     [](Options& o, std::string const& f, std::string const& v) { o.steps = parse_integer(f, v); }},
+    {"host_cell_steps", [](Options& o, std::string const& f,
+                           std::string const& v) { o.host_cell_steps = parse_amount(f, v); }},
+    {"tuning_steps", [](Options& o, std::string const& f,
+                        std::string const& v) { o.tuning_steps = parse_integer(f, v); }},
+    {"sweep_cell_steps", [](Options& o, std::string const& f,
+                            std::string const& v) { o.sweep_cell_steps = parse_amount(f, v); }},
+    {"copy_mib", [](Options& o, std::string const& f,
+                    std::string const& v) { o.copy_mib = parse_integer(f, v); }},
+    {"tuning_scene",
+     [](Options& o, std::string const&, std::string const& v) { o.tuning_scene = v; }},
 };
 
 std::string environment_name(std::string_view name) {
@@ -103,8 +96,8 @@ std::string compiler() {
   result = "unknown C++ compiler";
 #endif
 #if defined(__NVCC__)
-  result += ", nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." +
-            std::to_string(__CUDACC_VER_MINOR__);
+  result +=
+      ", nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__);
 #endif
   return result;
 }
@@ -136,7 +129,9 @@ std::string kokkos_version() {
 
 std::string enabled_spaces() {
   std::string result;
-  auto const add = [&](char const* name) { result += (result.empty() ? "" : ",") + std::string(name); };
+  auto const add = [&](char const* name) {
+    result += (result.empty() ? "" : ",") + std::string(name);
+  };
 #if defined(KOKKOS_ENABLE_CUDA)
   add("Cuda");
 #endif
@@ -172,8 +167,8 @@ Options parse_options(int& argc, char** argv) {
     for (auto const& spec : option_specs) {
       if (spec.name != name) continue;
       if (equals == std::string_view::npos) {
-        throw std::invalid_argument(std::string(arg) + ": expected --wave2d_" +
-                                    std::string(name) + "=VALUE");
+        throw std::invalid_argument(std::string(arg) + ": expected --wave2d_" + std::string(name) +
+                                    "=VALUE");
       }
       spec.set(options, "--wave2d_" + std::string(name), std::string(arg.substr(equals + 1)));
       found = true;

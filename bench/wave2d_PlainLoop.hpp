@@ -20,8 +20,7 @@ namespace wave2d::bench {
 class PlainLoop {
  public:
   // Runs on `threads` OpenMP threads.
-  PlainLoop(Scene const& scene, int threads)
-      : nx_(scene.nx), ny_(scene.ny), threads_(threads) {
+  PlainLoop(Scene const& scene, int threads) : nx_(scene.nx), ny_(scene.ny), threads_(threads) {
     HostCoefficients const host = precompute_coefficients(scene);
     std::size_t const cells = host.code.size();
     // u(t + dt) = a·u(t) − b·u(t − dt) + k·(neighbours): stencil()'s expression with its
@@ -68,8 +67,8 @@ class PlainLoop {
         std::int64_t const row = y * nx;
 #pragma omp simd
         for (std::int64_t i = row + 1; i < row + nx - 1; ++i) {
-          next[i] = a[i] * u[i] - b[i] * next[i] +
-                    k[i] * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx]);
+          next[i] =
+              a[i] * u[i] - b[i] * next[i] + k[i] * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx]);
         }
       }
       float const t = time_of_step(t0_, dt_, step_);

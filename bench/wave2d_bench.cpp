@@ -11,9 +11,9 @@
 #include <simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
-#include <Kokkos_Timer.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Timer.hpp>
+#include <wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -92,8 +92,7 @@ void require_memory(ExecutionSpace const& space, double bytes) {
   auto const available = available_bytes(space);
   if (available && bytes > 0.9 * *available) {
     throw std::runtime_error("skipped: needs about " + format_gib(bytes) + ", " +
-                             format_gib(*available) + " available on " +
-                             ExecutionSpace::name());
+                             format_gib(*available) + " available on " + ExecutionSpace::name());
   }
 }
 
@@ -402,8 +401,8 @@ double bytes_per_run(Workload const& work) {
 
 std::string stencil_label(std::string_view backend, SpaceInfo const& space,
                           std::string const& configuration, Workload const& work) {
-  return "backend=" + std::string(backend) + "; space=" + space.name + "; device=" +
-         space.device + "; config=" + configuration + "; scene=" + work.scene.name +
+  return "backend=" + std::string(backend) + "; space=" + space.name + "; device=" + space.device +
+         "; config=" + configuration + "; scene=" + work.scene.name +
          "; grid=" + std::to_string(work.scene.nx) + "x" + std::to_string(work.scene.ny) +
          "; steps=" + std::to_string(work.steps) + " " + work.steps_note;
 }
@@ -436,9 +435,9 @@ struct SpacePlan {
       }
     };
     if (host && options.host_cell_steps > 0) {
-      limit(std::max<std::int64_t>(1, std::int64_t(options.host_cell_steps /
-                                                    double(scene.cells()))),
-            "host cap");
+      limit(
+          std::max<std::int64_t>(1, std::int64_t(options.host_cell_steps / double(scene.cells()))),
+          "host cap");
     }
     limit(cap, cap_name);
     limit(options.steps, "--wave2d_steps cap");
@@ -449,8 +448,8 @@ struct SpacePlan {
   Workload sweep_workload(std::int32_t n) const {
     Scene scene = point_source_scene(n);
     double const wanted = sweep_cell_steps() / (double(n) * double(n));
-    std::int64_t const steps =
-        std::max<std::int64_t>(8, std::int64_t(1) << std::max(0, int(std::floor(std::log2(wanted)))));
+    std::int64_t const steps = std::max<std::int64_t>(
+        8, std::int64_t(1) << std::max(0, int(std::floor(std::log2(wanted)))));
     return {std::move(scene), steps, "(size sweep)"};
   }
 };
@@ -464,48 +463,45 @@ void register_copy(SpacePlan const& plan) {
   std::string const name = "copy/" + plan.info.name;
   std::int64_t const bytes = plan.copy_bytes();
   SpaceInfo const info = plan.info;
-  configure(benchmark::RegisterBenchmark(
-      name.c_str(), [name, bytes, info](benchmark::State& state) {
-        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          require_memory(space, 2.0 * double(bytes));
-          auto copy = std::make_unique<CopyCase<ExecutionSpace>>(space, bytes);
-          using benchmark::Counter;
-          copy->counters = {
-              {"GB/s", Counter(double(copy->bytes_moved()) / 1e9,
-                               Counter::kIsIterationInvariantRate)},
-              {"bytes", Counter(double(copy->bytes_moved()))},
-          };
-          copy->label = "backend=copy; space=" + info.name + "; device=" + info.device +
-                        "; config=y[i] = x[i], 2 x " + std::to_string(bytes / mib) + " MiB";
-          return copy;
-        });
-      }));
+  configure(benchmark::RegisterBenchmark(name.c_str(), [name, bytes,
+                                                        info](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      require_memory(space, 2.0 * double(bytes));
+      auto copy = std::make_unique<CopyCase<ExecutionSpace>>(space, bytes);
+      using benchmark::Counter;
+      copy->counters = {
+          {"GB/s", Counter(double(copy->bytes_moved()) / 1e9, Counter::kIsIterationInvariantRate)},
+          {"bytes", Counter(double(copy->bytes_moved()))},
+      };
+      copy->label = "backend=copy; space=" + info.name + "; device=" + info.device +
+                    "; config=y[i] = x[i], 2 x " + std::to_string(bytes / mib) + " MiB";
+      return copy;
+    });
+  }));
 }
 
 template <class ExecutionSpace>
 void register_stencil(SpacePlan const& plan, std::string const& family,
-                      Backend<ExecutionSpace, typename ExecutionSpace::memory_space> const& backend, std::string const& case_name,
+                      Backend<ExecutionSpace, typename ExecutionSpace::memory_space> const& backend,
+                      std::string const& case_name,
                       std::function<Workload(SpacePlan const&)> make_workload) {
   std::string const name =
       family + "/" + plan.info.name + "/" + std::string(backend.name) + "/" + case_name;
   std::string const backend_name(backend.name);
-  configure(benchmark::RegisterBenchmark(
-      name.c_str(), [=](benchmark::State& state) {
-        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          Workload const work = make_workload(plan);
-          require_memory(space, double(work.scene.cells() *
-                                       case_bytes_per_cell<ExecutionSpace>));
-          auto run = std::make_unique<SimulationCase<ExecutionSpace>>(space, work.scene,
-                                                                      backend_name);
-          run->steps_per_run = work.steps;
-          // What ran for this grid, as the backend reports it.
-          run->label = stencil_label(backend_name, plan.info, run->configuration(), work);
-          run->counters = stencil_counters(work);
-          run->bytes_per_run = bytes_per_run(work);
-          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
-          return run;
-        });
-      }));
+  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      Workload const work = make_workload(plan);
+      require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
+      auto run = std::make_unique<SimulationCase<ExecutionSpace>>(space, work.scene, backend_name);
+      run->steps_per_run = work.steps;
+      // What ran for this grid, as the backend reports it.
+      run->label = stencil_label(backend_name, plan.info, run->configuration(), work);
+      run->counters = stencil_counters(work);
+      run->bytes_per_run = bytes_per_run(work);
+      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      return run;
+    });
+  }));
 }
 
 // plain-openmp on a scene, named like a backend so that reports set it beside them.
@@ -513,21 +509,20 @@ template <class ExecutionSpace>
 void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
 #if defined(_OPENMP)
   std::string const name = "scene/" + plan.info.name + "/plain-openmp/" + scene_name;
-  configure(benchmark::RegisterBenchmark(
-      name.c_str(), [=](benchmark::State& state) {
-        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          Workload const work = plan.scene_workload(builtin_scene(scene_name));
-          // Two fields and three coefficients.
-          require_memory(space, double(work.scene.cells()) * 20.0);
-          auto run = std::make_unique<PlainLoopCase<ExecutionSpace>>(space, work.scene);
-          run->steps_per_run = work.steps;
-          run->label = stencil_label("plain-openmp", plan.info, run->configuration(), work);
-          run->counters = stencil_counters(work);
-          run->bytes_per_run = bytes_per_run(work);
-          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
-          return run;
-        });
-      }));
+  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      Workload const work = plan.scene_workload(builtin_scene(scene_name));
+      // Two fields and three coefficients.
+      require_memory(space, double(work.scene.cells()) * 20.0);
+      auto run = std::make_unique<PlainLoopCase<ExecutionSpace>>(space, work.scene);
+      run->steps_per_run = work.steps;
+      run->label = stencil_label("plain-openmp", plan.info, run->configuration(), work);
+      run->counters = stencil_counters(work);
+      run->bytes_per_run = bytes_per_run(work);
+      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      return run;
+    });
+  }));
 #else
   (void)plan;
   (void)scene_name;
@@ -541,33 +536,29 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
   constexpr bool xy = std::is_same_v<Order, kokkos::XY>;
   bool const is_default = std::is_same_v<Order, typename Tiling::order> && tile == Tiling::tile;
   std::string const tile_name = std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
-  std::string const name = "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" +
-                           tile_name;
-  configure(benchmark::RegisterBenchmark(
-      name.c_str(), [=](benchmark::State& state) {
-        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
-                                              plan.options.tuning_steps, "tuning cap");
-          validate(work.scene);
-          require_memory(space, double(work.scene.cells() *
-                                       case_bytes_per_cell<ExecutionSpace>));
-          auto run = std::make_unique<TunedMDRangeCase<ExecutionSpace, Order>>(
-              space, work.scene, tile);
-          run->steps_per_run = work.steps;
-          run->label = stencil_label("kokkos-mdrange", plan.info,
-                                     run->configuration() + (is_default ? " (default)" : ""),
-                                     work);
-          run->counters = stencil_counters(work);
-          run->bytes_per_run = bytes_per_run(work);
-          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
-          using benchmark::Counter;
-          run->counters.emplace_back("tile_x", Counter(xy ? tile[0] : tile[1]));
-          run->counters.emplace_back("tile_y", Counter(xy ? tile[1] : tile[0]));
-          run->counters.emplace_back("order_xy", Counter(xy ? 1 : 0));
-          run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
-          return run;
-        });
-      }));
+  std::string const name =
+      "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" + tile_name;
+  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
+                                          plan.options.tuning_steps, "tuning cap");
+      validate(work.scene);
+      require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
+      auto run = std::make_unique<TunedMDRangeCase<ExecutionSpace, Order>>(space, work.scene, tile);
+      run->steps_per_run = work.steps;
+      run->label = stencil_label("kokkos-mdrange", plan.info,
+                                 run->configuration() + (is_default ? " (default)" : ""), work);
+      run->counters = stencil_counters(work);
+      run->bytes_per_run = bytes_per_run(work);
+      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      using benchmark::Counter;
+      run->counters.emplace_back("tile_x", Counter(xy ? tile[0] : tile[1]));
+      run->counters.emplace_back("tile_y", Counter(xy ? tile[1] : tile[0]));
+      run->counters.emplace_back("order_xy", Counter(xy ? 1 : 0));
+      run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
+      return run;
+    });
+  }));
 }
 
 template <class ExecutionSpace>
@@ -586,13 +577,12 @@ void register_tuning_family(SpacePlan const& plan) {
   } else {
     // Dimension 0 is threadIdx.x: with (x, y) a warp reads along a row, with (y, x)
     // down a column.
-    for (auto tile : {std::array{32, 4}, std::array{32, 8}, std::array{32, 16},
-                      std::array{64, 4}, std::array{128, 2}, std::array{256, 1},
-                      std::array{16, 16}}) {
+    for (auto tile : {std::array{32, 4}, std::array{32, 8}, std::array{32, 16}, std::array{64, 4},
+                      std::array{128, 2}, std::array{256, 1}, std::array{16, 16}}) {
       register_tuning<ExecutionSpace, XY>(plan, tile);
     }
-    for (auto tile : {std::array{8, 32}, std::array{4, 64}, std::array{1, 256},
-                      std::array{32, 8}}) {
+    for (auto tile :
+         {std::array{8, 32}, std::array{4, 64}, std::array{1, 256}, std::array{32, 8}}) {
       register_tuning<ExecutionSpace, YX>(plan, tile);
     }
   }
@@ -608,32 +598,29 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
   shape.steps = steps;
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
                           steps == default_shape.steps;
-  std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) +
-                           "x" + std::to_string(tile_y) + "/T" + std::to_string(steps);
-  configure(benchmark::RegisterBenchmark(
-      name.c_str(), [=](benchmark::State& state) {
-        run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-          Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
-                                              plan.options.tuning_steps, "tuning cap");
-          validate(work.scene);
-          require_memory(space, double(work.scene.cells() *
-                                       case_bytes_per_cell<ExecutionSpace>));
-          auto run = std::make_unique<TunedTiledCase<ExecutionSpace>>(space, work.scene, shape);
-          run->steps_per_run = work.steps;
-          run->label = stencil_label("kokkos-tiled", plan.info,
-                                     run->configuration() + (is_default ? " (default)" : ""),
-                                     work);
-          run->counters = stencil_counters(work);
-          run->bytes_per_run = bytes_per_run(work);
-          run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
-          using benchmark::Counter;
-          run->counters.emplace_back("tile_x", Counter(tile_x));
-          run->counters.emplace_back("tile_y", Counter(tile_y));
-          run->counters.emplace_back("fused_steps", Counter(steps));
-          run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
-          return run;
-        });
-      }));
+  std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
+                           std::to_string(tile_y) + "/T" + std::to_string(steps);
+  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
+                                          plan.options.tuning_steps, "tuning cap");
+      validate(work.scene);
+      require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
+      auto run = std::make_unique<TunedTiledCase<ExecutionSpace>>(space, work.scene, shape);
+      run->steps_per_run = work.steps;
+      run->label = stencil_label("kokkos-tiled", plan.info,
+                                 run->configuration() + (is_default ? " (default)" : ""), work);
+      run->counters = stencil_counters(work);
+      run->bytes_per_run = bytes_per_run(work);
+      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      using benchmark::Counter;
+      run->counters.emplace_back("tile_x", Counter(tile_x));
+      run->counters.emplace_back("tile_y", Counter(tile_y));
+      run->counters.emplace_back("fused_steps", Counter(steps));
+      run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
+      return run;
+    });
+  }));
 }
 
 template <class ExecutionSpace>
@@ -641,15 +628,14 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
   if constexpr (is_host_space<ExecutionSpace>) {
     // Windows of three arrays: 256x128 T=8 is 470 KiB, 512x128 T=8 900 KiB, 128x128
     // T=8 250 KiB, 256x64 T=8 250 KiB, 256x256 T=8 880 KiB, 256x128 T=16 590 KiB.
-    for (auto [tx, ty, t] : {std::array{256, 128, 8}, std::array{512, 128, 8},
-                             std::array{128, 128, 8}, std::array{256, 64, 8},
-                             std::array{256, 256, 8}, std::array{256, 128, 16},
-                             std::array{256, 128, 4}, std::array{1024, 64, 8}}) {
+    for (auto [tx, ty, t] :
+         {std::array{256, 128, 8}, std::array{512, 128, 8}, std::array{128, 128, 8},
+          std::array{256, 64, 8}, std::array{256, 256, 8}, std::array{256, 128, 16},
+          std::array{256, 128, 4}, std::array{1024, 64, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
   } else {
-    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2},
-                             std::array{120, 8, 4}}) {
+    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
   }
@@ -696,10 +682,9 @@ SpaceInfo register_space(Options const& options) {
     std::int64_t const cells = builtin_scene(scene_name).cells();
     for (auto const& backend : all_backends) {
       if (backend.name == "reference" && cells > reference_max_cells) continue;
-      register_stencil<ExecutionSpace>(plan, "scene", backend, scene_name,
-                                       [scene_name](SpacePlan const& p) {
-                                         return p.scene_workload(builtin_scene(scene_name));
-                                       });
+      register_stencil<ExecutionSpace>(
+          plan, "scene", backend, scene_name,
+          [scene_name](SpacePlan const& p) { return p.scene_workload(builtin_scene(scene_name)); });
     }
     if constexpr (is_host_space<ExecutionSpace>) {
       register_plain_loop<ExecutionSpace>(plan, scene_name);

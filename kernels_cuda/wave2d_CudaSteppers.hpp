@@ -24,9 +24,9 @@ class NaiveStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                std::int64_t n_steps) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-naive::advance");
-    auto const result = advance_naive(coefficients_.params(),
-                                      {fields.previous.data(), fields.current.data()},
-                                      fields.step, n_steps, space.cuda_stream());
+    auto const result =
+        advance_naive(coefficients_.params(), {fields.previous.data(), fields.current.data()},
+                      fields.step, n_steps, space.cuda_stream());
     if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
     fields.step += n_steps;
   }

@@ -19,8 +19,9 @@ ShmemTile shmem_tile_for(KernelParams const& params, int device) {
   int multiprocessors = 0;
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  std::int64_t const tiles = std::int64_t((params.nx + Tile112x48::tile_x - 1) / Tile112x48::tile_x) *
-                             ((params.ny + Tile112x48::tile_y - 1) / Tile112x48::tile_y);
+  std::int64_t const tiles =
+      std::int64_t((params.nx + Tile112x48::tile_x - 1) / Tile112x48::tile_x) *
+      ((params.ny + Tile112x48::tile_y - 1) / Tile112x48::tile_y);
   return tiles < multiprocessors ? ShmemTile::tile_32x32 : ShmemTile::tile_112x48;
 }
 

@@ -70,8 +70,8 @@ __device__ __forceinline__ void for_own_cells(F&& f) {
 
 template <class Tile, bool UniformKappa>
 __global__ void __launch_bounds__(Tile::threads)
-    shmem_steps(KernelParams params, FieldPointers in, FieldPointers out,
-                std::int64_t first_step, int steps, int tiles_y) {
+    shmem_steps(KernelParams params, FieldPointers in, FieldPointers out, std::int64_t first_step,
+                int steps, int tiles_y) {
   constexpr int CX = Tile::cells_x;
   constexpr int CY = Tile::cells_y;
   constexpr int pitch = Tile::pitch;
@@ -99,20 +99,20 @@ __global__ void __launch_bounds__(Tile::threads)
     float cur[CY][CX];
     float kappa[CY][CX];
     for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
-        int const gx = x0 + lx;
-        int const gy = y0 + ly;
-        bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
-        std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
-        prev[i][j] = inside ? in.previous[g] : 0.0f;
-        cur[i][j] = inside ? in.current[g] : 0.0f;
-        int const p = (ly + 1) * pitch + lx + 1;
-        codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
-        if constexpr (UniformKappa) {
-          kappa[i][j] = params.kappa_uniform;
-        } else {
-          kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
-        }
-        current[p] = cur[i][j];
+      int const gx = x0 + lx;
+      int const gy = y0 + ly;
+      bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
+      std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
+      prev[i][j] = inside ? in.previous[g] : 0.0f;
+      cur[i][j] = inside ? in.current[g] : 0.0f;
+      int const p = (ly + 1) * pitch + lx + 1;
+      codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
+      if constexpr (UniformKappa) {
+        kappa[i][j] = params.kappa_uniform;
+      } else {
+        kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
+      }
+      current[p] = cur[i][j];
     });
     __syncthreads();
 
@@ -145,15 +145,15 @@ __global__ void __launch_bounds__(Tile::threads)
     }
 
     for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
-        int const gx = x0 + lx;
-        int const gy = y0 + ly;
-        bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
-                             ly >= Tile::steps && ly < Tile::steps + Tile::tile_y;
-        if (in_tile && gx < params.nx && gy < params.ny) {
-          std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
-          out.previous[g] = prev[i][j];
-          out.current[g] = cur[i][j];
-        }
+      int const gx = x0 + lx;
+      int const gy = y0 + ly;
+      bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
+                           ly >= Tile::steps && ly < Tile::steps + Tile::tile_y;
+      if (in_tile && gx < params.nx && gy < params.ny) {
+        std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
+        out.previous[g] = prev[i][j];
+        out.current[g] = cur[i][j];
+      }
     });
     // The next tile row reuses the shared buffers.
     __syncthreads();
@@ -163,9 +163,8 @@ __global__ void __launch_bounds__(Tile::threads)
 // Runs n_steps as launches of Tile::steps (and one shorter remainder launch),
 // alternating between the two pairs. Returns the pair that holds the result.
 template <class Tile>
-FieldPointers advance_tiles(KernelParams const& params, FieldPointers fields,
-                            FieldPointers scratch, std::int64_t first_step,
-                            std::int64_t n_steps, cudaStream_t stream) {
+FieldPointers advance_tiles(KernelParams const& params, FieldPointers fields, FieldPointers scratch,
+                            std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream) {
   auto const kernel = params.kappa ? shmem_steps<Tile, false> : shmem_steps<Tile, true>;
   WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          int(Tile::shared_bytes)));
@@ -175,8 +174,8 @@ FieldPointers advance_tiles(KernelParams const& params, FieldPointers fields,
   dim3 const blocks(tiles_x, std::min(tiles_y, 65535));
   for (std::int64_t s = 0; s < n_steps; s += Tile::steps) {
     int const steps = int(std::min<std::int64_t>(Tile::steps, n_steps - s));
-    kernel<<<blocks, block, Tile::shared_bytes, stream>>>(params, fields, scratch,
-                                                          first_step + s, steps, tiles_y);
+    kernel<<<blocks, block, Tile::shared_bytes, stream>>>(params, fields, scratch, first_step + s,
+                                                          steps, tiles_y);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields, scratch);
   }

@@ -83,8 +83,8 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
  private:
   template <bool UniformKappa>
   void run(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
-    using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>,
-                                         Order>;
+    using Policy =
+        Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>, Order>;
     KernelParams const& params = coefficients_.params();
     Policy const policy = std::is_same_v<Order, XY>
                               ? Policy(space, {0, 0}, {params.nx, params.ny}, {tile_[0], tile_[1]})

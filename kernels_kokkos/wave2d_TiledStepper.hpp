@@ -50,8 +50,8 @@ struct TiledShape {
   }
 
   std::string describe(bool per_cell_kappa) const {
-    return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) + ", T=" +
-           std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
+    return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) +
+           ", T=" + std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
            std::to_string(window_y()) + ", team " + std::to_string(team_size) + "x" +
            std::to_string(vector_length) + ", " +
            std::to_string(scratch_bytes(per_cell_kappa) / 1024) + " KiB scratch per team";
@@ -116,8 +116,8 @@ struct TiledSteps {
                                                      float const* KOKKOS_RESTRICT cur,
                                                      float const* KOKKOS_RESTRICT code,
                                                      float const* KOKKOS_RESTRICT kappa,
-                                                     float kappa_uniform, int w, int begin,
-                                                     int end, int stride) {
+                                                     float kappa_uniform, int w, int begin, int end,
+                                                     int stride) {
     for (int p = begin; p < end; p += stride) {
       float const c = code[p];
       float const k = UniformKappa ? kappa_uniform : kappa[p];
@@ -129,8 +129,8 @@ struct TiledSteps {
   }
 
   // The hard sources among the cells begin, begin + stride, ... < end.
-  KOKKOS_FUNCTION void set_sources(float* prev, float const* code, int begin, int end,
-                                   int stride, float t) const {
+  KOKKOS_FUNCTION void set_sources(float* prev, float const* code, int begin, int end, int stride,
+                                   float t) const {
     for (int p = begin; p < end; p += stride) {
       if (code[p] < cell_code::fixed_zero) prev[p] = fixed_value(code[p], params.sources, t);
     }
@@ -140,9 +140,8 @@ struct TiledSteps {
   // zeros elsewhere.
   template <class T>
   KOKKOS_FORCEINLINE_FUNCTION static void load_row(T* KOKKOS_RESTRICT to,
-                                                   T const* KOKKOS_RESTRICT from, T zero,
-                                                   int begin, int end, int count, int first,
-                                                   int stride) {
+                                                   T const* KOKKOS_RESTRICT from, T zero, int begin,
+                                                   int end, int count, int first, int stride) {
     for (int x = first; x < begin; x += stride) to[x] = zero;
     for (int x = first; x < end - begin; x += stride) to[begin + x] = from[x];
     for (int x = end + first; x < count; x += stride) to[x] = zero;
@@ -176,8 +175,7 @@ struct TiledSteps {
       lanes(team, [&](int first, int stride) {
         load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
         load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
-        load_row(code + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first,
-                 stride);
+        load_row(code + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
         if constexpr (!UniformKappa) {
           load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
         }
@@ -306,13 +304,22 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     // Launches of T steps and one shorter remainder, alternating between the pairs.
     for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
       int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
-      TiledSteps<ExecutionSpace, UniformKappa> const launch{
-          params,         fields.previous.data(),   fields.current.data(),
-          scratch_.previous.data(), scratch_.current.data(), tile_has_source_.data(),
-          fields.step,    steps,                    tiles_x_,
-          shape_.tile_x,  shape_.tile_y,            shape_.steps,
-          shape_.window_x(), shape_.window_y(),     shape_.window_pitch(),
-          shape_.vector_length};
+      TiledSteps<ExecutionSpace, UniformKappa> const launch{params,
+                                                            fields.previous.data(),
+                                                            fields.current.data(),
+                                                            scratch_.previous.data(),
+                                                            scratch_.current.data(),
+                                                            tile_has_source_.data(),
+                                                            fields.step,
+                                                            steps,
+                                                            tiles_x_,
+                                                            shape_.tile_x,
+                                                            shape_.tile_y,
+                                                            shape_.steps,
+                                                            shape_.window_x(),
+                                                            shape_.window_y(),
+                                                            shape_.window_pitch(),
+                                                            shape_.vector_length};
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);

@@ -1,7 +1,6 @@
 // Every backend of the build, on every execution space, against the reference.
 #include <wave2d_TestHelpers.hpp>
 
-
 namespace wave2d::test {
 namespace {
 
@@ -77,7 +76,8 @@ TEST_P(BackendTest, SourcesOnWallsAndBorderStayZero) {
 TEST_P(BackendTest, ManySources) {
   Scene scene = plain_scene(96, 64);
   for (int i = 0; i < 40; ++i) {
-    scene.sources.push_back({2 + (i * 7) % 92, 2 + (i * 5) % 60,
+    scene.sources.push_back({2 + (i * 7) % 92,
+                             2 + (i * 5) % 60,
                              {i % 2 ? Waveform::Shape::ricker : Waveform::Shape::sine,
                               1.0f + float(i), 10.0f + float(i), 0.01f * float(i)}});
   }

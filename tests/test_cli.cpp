@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <csignal>
@@ -64,7 +64,8 @@ std::string png_header_only(std::uint32_t width, std::uint32_t height) {
   auto const be32 = [](std::uint32_t v) {
     return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
   };
-  std::string const ihdr = "IHDR" + be32(width) + be32(height) + std::string("\x08\x00\x00\x00\x00", 5);
+  std::string const ihdr =
+      "IHDR" + be32(width) + be32(height) + std::string("\x08\x00\x00\x00\x00", 5);
   std::string const idat = "IDAT";
   std::string const iend = "IEND";
   return std::string("\x89PNG\r\n\x1a\n", 8) + be32(13) + ihdr + be32(crc(ihdr)) + be32(0) + idat +
@@ -80,8 +81,7 @@ class Cli : public ::testing::Test {
     write_text(inputs() / "tiny.toml",
                "name = \"tiny room\"\n" + scene_file("nx = 40\nny = 30", "steps = 50"));
     write_text(inputs() / "malformed.toml", "[grid]\nnx = 40\nny = = 30\n");
-    write_text(inputs() / "source-outside.toml",
-               scene_file("nx = 8\nny = 8", "steps = 5"));
+    write_text(inputs() / "source-outside.toml", scene_file("nx = 8\nny = 8", "steps = 5"));
     write_text(inputs() / "wall-outside.toml",
                scene_file("nx = 40\nny = 30", "steps = 5",
                           "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 45 }\n"));
@@ -94,9 +94,8 @@ class Cli : public ::testing::Test {
     write_text(inputs() / "ricker-overflow.toml",
                "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 5\n[[sources]]\nx = 10\ny = 10\n"
                "waveform = \"ricker\"\nfrequency = 1e30\n");
-    write_text(inputs() / "long-name.toml",
-               "name = \"" + std::string(250, 'n') + "\"\n" +
-                   scene_file("nx = 40\nny = 30", "steps = 5"));
+    write_text(inputs() / "long-name.toml", "name = \"" + std::string(250, 'n') + "\"\n" +
+                                                scene_file("nx = 40\nny = 30", "steps = 5"));
     std::string light;
     for (int i = 0; i < 40 * 30; ++i) light += "1 ";
     write_text(inputs() / "walls.pgm", "P2\n40 30\n1\n" + light + "\n");
@@ -112,9 +111,10 @@ class Cli : public ::testing::Test {
     write_text(inputs() / "wide-with-one-wall.toml",
                scene_file("nx = 100000\nny = 100000", "steps = 5",
                           "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
-    write_text(inputs() / "widest-with-a-region.toml",
-               scene_file("nx = 2147483647\nny = 2147483647", "steps = 5",
-                          "[[medium.region]]\nc = 0.5\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
+    write_text(
+        inputs() / "widest-with-a-region.toml",
+        scene_file("nx = 2147483647\nny = 2147483647", "steps = 5",
+                   "[[medium.region]]\nc = 0.5\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 5 }\n"));
     std::string dotted = "a";
     for (int i = 0; i < 500000; ++i) dotted += ".b";
     write_text(inputs() / "dotted.toml", dotted + " = 1\n");
@@ -136,10 +136,9 @@ class Cli : public ::testing::Test {
   Result wave2d(std::string const& arguments, std::string const& environment = "") const {
     auto const out = root_.path() / "stdout";
     auto const err = root_.path() / "stderr";
-    std::string const command = "cd '" + work().string() +
-                                "' && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false " + environment +
-                                " '" WAVE2D_CLI "' " + arguments + " >'" + out.string() +
-                                "' 2>'" + err.string() + "'";
+    std::string const command =
+        "cd '" + work().string() + "' && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false " + environment +
+        " '" WAVE2D_CLI "' " + arguments + " >'" + out.string() + "' 2>'" + err.string() + "'";
     int const status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
   }
@@ -247,19 +246,19 @@ TEST_F(Cli, HelpAndVersion) {
 
   Result const run_help = wave2d("run --help");
   EXPECT_EQ(run_help.status, 0);
-  for (auto option : {"--scene", "--backend", "--steps", "--output", "--frames-every",
-                      "--save-npy", "--allow-unstable", "kokkos-mdrange"}) {
+  for (auto option : {"--scene", "--backend", "--steps", "--output", "--frames-every", "--save-npy",
+                      "--allow-unstable", "kokkos-mdrange"}) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
   EXPECT_TRUE(work_contents().empty());
 }
 
 TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
-  Result const result = wave2d(
-      "run --scene double-slit-small --steps 20 --save-npy f.npy --output o");
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 20 --save-npy f.npy --output o");
   ASSERT_EQ(result.status, 0) << result.err;
-  for (auto part : {"double-slit-small", "201 x 201", "20", "kokkos-mdrange", "GCells/s",
-                    "wrote f.npy"}) {
+  for (auto part :
+       {"double-slit-small", "201 x 201", "20", "kokkos-mdrange", "GCells/s", "wrote f.npy"}) {
     EXPECT_TRUE(contains(result.out, part)) << part << " in\n" << result.out;
   }
   EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"o", "o/double-slit-small.png"}));
@@ -295,36 +294,35 @@ TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
       "run --scene double-slit-small --steps 25 --frames-every 10 --output o --save-npy f.npy",
       path);
   ASSERT_EQ(result.status, 0) << result.err;
-  expect_reference_npy(work() / "f.npy", 25, result.out);  // frames cut the run into chunks: same result
+  expect_reference_npy(work() / "f.npy", 25,
+                       result.out);  // frames cut the run into chunks: same result
   if (!can_write_png) {
     EXPECT_TRUE(contains(result.err, "libpng")) << result.err;
     return;
   }
-  EXPECT_EQ(work_contents(),
-            (std::vector<std::string>{"f.npy", "o", "o/double-slit-small.mp4",
-                                      "o/double-slit-small.png", "o/double-slit-small_00000.png",
-                                      "o/double-slit-small_00001.png",
-                                      "o/double-slit-small_00002.png"}));
+  EXPECT_EQ(work_contents(), (std::vector<std::string>{
+                                 "f.npy", "o", "o/double-slit-small.mp4", "o/double-slit-small.png",
+                                 "o/double-slit-small_00000.png", "o/double-slit-small_00001.png",
+                                 "o/double-slit-small_00002.png"}));
   EXPECT_EQ(read_file(work() / "o/double-slit-small.png"),
             read_file(work() / "o/double-slit-small_00002.png"));  // the last frame is final
   EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out;
   std::string const arguments = read_file(inputs() / "ffmpeg-arguments");
-  for (auto part : {"-framerate 30", "double-slit-small_%05d.png", "-frames:v 3", "pad=",
-                    "-c:v libx264", "-pix_fmt yuv420p"}) {
+  for (auto part : {"-framerate 30", "double-slit-small_%05d.png", "-frames:v 3",
+                    "pad=", "-c:v libx264", "-pix_fmt yuv420p"}) {
     EXPECT_TRUE(contains(arguments, part)) << part << " in\n" << arguments;
   }
 }
 
 TEST_F(Cli, WithoutFfmpegTheFramesStayAndANoteSaysSo) {
   if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
-  Result const result = wave2d("run --scene double-slit-small --steps 4 --frames-every 2",
-                               "PATH=/nonexistent");
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 4 --frames-every 2", "PATH=/nonexistent");
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(contains(result.err, "no ffmpeg on PATH")) << result.err;
-  EXPECT_EQ(work_contents(),
-            (std::vector<std::string>{"out", "out/double-slit-small.png",
-                                      "out/double-slit-small_00000.png",
-                                      "out/double-slit-small_00001.png"}));
+  EXPECT_EQ(work_contents(), (std::vector<std::string>{"out", "out/double-slit-small.png",
+                                                       "out/double-slit-small_00000.png",
+                                                       "out/double-slit-small_00001.png"}));
 }
 
 TEST_F(Cli, AFailingFfmpegCostsOnlyTheVideo) {
@@ -334,8 +332,7 @@ TEST_F(Cli, AFailingFfmpegCostsOnlyTheVideo) {
   Result const result =
       wave2d("run --scene double-slit-small --steps 4 --frames-every 4 --output o", path);
   ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_TRUE(contains(result.err, "warning: no video: ffmpeg exited with status 3"))
-      << result.err;
+  EXPECT_TRUE(contains(result.err, "warning: no video: ffmpeg exited with status 3")) << result.err;
   EXPECT_EQ(work_contents(), (std::vector<std::string>{"o", "o/double-slit-small.png",
                                                        "o/double-slit-small_00000.png"}));
 }
@@ -376,16 +373,15 @@ TEST_F(Cli, ARunThatGoesNonFiniteStopsSaysWhereAndWritesNothing) {
   Scene const scene = load_scene_file(file);
   Divergence const expected = reference_divergence(scene, scene.steps);
   ASSERT_GT(expected.step, 0) << "the scene must diverge";
-  std::string const where = "the field is not finite after step " +
-                            std::to_string(expected.step) + ", first at cell (" +
-                            std::to_string(expected.cell % scene.nx) + ", " +
+  std::string const where = "the field is not finite after step " + std::to_string(expected.step) +
+                            ", first at cell (" + std::to_string(expected.cell % scene.nx) + ", " +
                             std::to_string(expected.cell / scene.nx) + ")";
 
   Result const refused =
       wave2d("run --scene '" + file.string() + "' --allow-unstable --save-npy f.npy");
   EXPECT_EQ(refused.status, 1);
-  EXPECT_EQ(refused.err, "wave2d: error: " + where +
-                             " (--keep-last-finite writes the last finite state)\n");
+  EXPECT_EQ(refused.err,
+            "wave2d: error: " + where + " (--keep-last-finite writes the last finite state)\n");
   EXPECT_TRUE(work_contents().empty());
 
   Result const kept = wave2d("run --scene '" + file.string() +
@@ -406,7 +402,8 @@ TEST_F(Cli, ZeroStepsWriteTheInitialState) {
     EXPECT_TRUE(contains(result.out, "steps          0")) << result.out;
     EXPECT_FALSE(contains(result.out, "GCells/s")) << result.out;
     EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/still.png"}));
-    EXPECT_TRUE(parse_npy(read_file(work() / "f.npy")).data == std::vector<float>(2 * 40 * 30, 0.0f));
+    EXPECT_TRUE(parse_npy(read_file(work() / "f.npy")).data ==
+                std::vector<float>(2 * 40 * 30, 0.0f));
   }
 }
 
@@ -426,16 +423,16 @@ TEST_F(Cli, NamesInOtherScriptsStayDistinct) {
 TEST_F(Cli, SpecialFilesAreNeverReplaced) {
   fs::path const link = inputs() / "link.npy";
   fs::create_symlink("target.npy", link);
-  Result const through_link =
-      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + link.string() + "'");
+  Result const through_link = wave2d(
+      "run --scene double-slit-small --steps 2 --output o --save-npy '" + link.string() + "'");
   ASSERT_EQ(through_link.status, 0) << through_link.err;
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(parse_npy(read_file(inputs() / "target.npy")).data.size(), 2u * 201 * 201);
 
   fs::path const fifo = inputs() / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  Result const refused_fifo =
-      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + fifo.string() + "'");
+  Result const refused_fifo = wave2d(
+      "run --scene double-slit-small --steps 2 --output o --save-npy '" + fifo.string() + "'");
   EXPECT_EQ(refused_fifo.status, 2);
   EXPECT_TRUE(contains(refused_fifo.err, "fifo': it is a FIFO, which wave2d does not write to"))
       << refused_fifo.err;
@@ -444,14 +441,14 @@ TEST_F(Cli, SpecialFilesAreNeverReplaced) {
   if (::geteuid() != 0) return;  // making device nodes needs root
   fs::path const null = inputs() / "null";
   ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0);
-  Result const device =
-      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + null.string() + "'");
+  Result const device = wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" +
+                               null.string() + "'");
   EXPECT_EQ(device.status, 0) << device.err;
   EXPECT_EQ(fs::status(null).type(), fs::file_type::character);
   fs::path const block = inputs() / "block";
   ASSERT_EQ(::mknod(block.c_str(), S_IFBLK | 0600, ::makedev(7, 0)), 0);
-  Result const refused =
-      wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" + block.string() + "'");
+  Result const refused = wave2d("run --scene double-slit-small --steps 2 --output o --save-npy '" +
+                                block.string() + "'");
   EXPECT_EQ(refused.status, 2);
   EXPECT_TRUE(contains(refused.err, "it is a block device, which wave2d never writes"))
       << refused.err;
@@ -462,9 +459,17 @@ TEST_F(Cli, SpecialFilesAreNeverReplaced) {
 // hidden temporary is left. Started without a shell, whose background jobs ignore SIGINT.
 TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
-  std::vector<std::string> arguments = {WAVE2D_CLI, "run", "--scene", "double-slit-small",
-                                        "--steps", "100000", "--frames-every", "1",
-                                        "--output", "o", "--kokkos-num-threads=1"};
+  std::vector<std::string> arguments = {WAVE2D_CLI,
+                                        "run",
+                                        "--scene",
+                                        "double-slit-small",
+                                        "--steps",
+                                        "100000",
+                                        "--frames-every",
+                                        "1",
+                                        "--output",
+                                        "o",
+                                        "--kokkos-num-threads=1"};
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
@@ -518,6 +523,11 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
   if (bad.reads_a_scene_file && !has_scene_files) {
     GTEST_SKIP() << without_toml;
   }
+#if !defined(WAVE2D_KOKKOS_OPENMP)
+  if (bad.name.ends_with("beyond_the_pool")) {
+    GTEST_SKIP() << "this Kokkos has no OpenMP backend, so no thread pool to overflow";
+  }
+#endif
   if (bad.name == "output_directory_is_a_file" && !can_write_png) {
     GTEST_SKIP() << "built without libpng: the output directory is not used";
   }
@@ -545,8 +555,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"unknown_scene", "run --scene triple-slit +", "unknown scene 'triple-slit'"},
         BadInput{"missing_scene_file", "run --scene @/missing.toml +",
                  "/missing.toml': neither a built-in scene"},
-        BadInput{"malformed_scene_file", "run --scene @/malformed.toml +", "malformed.toml:3: ",
-                 reads_a_scene_file},
+        BadInput{"malformed_scene_file", "run --scene @/malformed.toml +",
+                 "malformed.toml:3: ", reads_a_scene_file},
         BadInput{"source_outside_the_grid", "run --scene @/source-outside.toml +",
                  "source-outside.toml:7: sources[0].x: 10 lies outside the grid",
                  reads_a_scene_file},
@@ -555,8 +565,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step",
                  reads_a_scene_file},
         BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
-                 "source 0 has amplitude 3e+38, above the",
-                 reads_a_scene_file},
+                 "source 0 has amplitude 3e+38, above the", reads_a_scene_file},
         BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
                  "source 0's value at step 5 (t = 0.0320513) is not finite in single precision",
                  reads_a_scene_file},
@@ -585,21 +594,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "the 2000000000 x 2000000000 grid needs about", reads_a_scene_file},
         // Refused from the grid's size alone, before the wall mask is made: under ASan too.
         BadInput{"wall_mask_too_large_for_memory", "run --scene @/huge-with-walls.toml +",
-                 "the 2000000000 x 2000000000 grid needs about",
-                 reads_a_scene_file},
+                 "the 2000000000 x 2000000000 grid needs about", reads_a_scene_file},
         BadInput{"one_wall_on_a_grid_too_large", "run --scene @/wide-with-one-wall.toml +",
-                 "the 100000 x 100000 grid needs about",
-                 reads_a_scene_file},
+                 "the 100000 x 100000 grid needs about", reads_a_scene_file},
         BadInput{"widest_grid_with_a_region", "run --scene @/widest-with-a-region.toml +",
-                 "the 2147483647 x 2147483647 grid needs about",
-                 reads_a_scene_file},
+                 "the 2147483647 x 2147483647 grid needs about", reads_a_scene_file},
         BadInput{"png_header_larger_than_the_grid", "run --scene @/lying-png-on-a-grid.toml +",
                  "walls[0].mask: the image is 100000 x 100000 pixels, the grid 64 x 48 cells",
                  reads_a_scene_file},
-        BadInput{"png_header_sets_a_grid_too_large",
-                 "run --scene @/lying-png-sets-the-grid.toml +",
-                 "the 100000 x 100000 grid needs about",
-                 reads_a_scene_file},
+        BadInput{"png_header_sets_a_grid_too_large", "run --scene @/lying-png-sets-the-grid.toml +",
+                 "the 100000 x 100000 grid needs about", reads_a_scene_file},
         BadInput{"mask_is_dev_zero", "run --scene @/dev-zero-mask.toml +",
                  "walls[0].mask: /dev/zero: is not a regular file (a device, FIFO or socket)",
                  reads_a_scene_file},
@@ -612,11 +616,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "loop.toml: cannot open the scene file: Too many levels of symbolic links",
                  reads_a_scene_file},
         BadInput{"dotted_key_of_500000_parts", "run --scene @/dotted.toml +",
-                 "dotted.toml:1: a dotted key of more than 32 parts",
-                 reads_a_scene_file},
+                 "dotted.toml:1: a dotted key of more than 32 parts", reads_a_scene_file},
         BadInput{"arrays_nested_100000_deep", "run --scene @/nested.toml +",
-                 "nested.toml:1: brackets and braces nested more than 32 deep",
-                 reads_a_scene_file},
+                 "nested.toml:1: brackets and braces nested more than 32 deep", reads_a_scene_file},
         BadInput{"npy_temporary_name_too_long",
                  "run --scene double-slit-small --save-npy " + std::string(246, 'f') + ".npy",
                  "of its temporary is longer than the 255 bytes a name may have"},
@@ -639,17 +641,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "run --scene double-slit-small --steps 10 --frames-every 5 --output o "
                  "--save-npy o/double-slit-small_00001.png",
                  "is also one of the frames"},
-        BadInput{"npy_is_the_scene_file",
-                 "run --scene @/tiny.toml --save-npy @/tiny.toml", "would overwrite the input '",
-                 reads_a_scene_file},
+        BadInput{"npy_is_the_scene_file", "run --scene @/tiny.toml --save-npy @/tiny.toml",
+                 "would overwrite the input '", reads_a_scene_file},
         BadInput{"npy_is_a_mask", "run --scene @/with-mask.toml --save-npy @/walls.pgm",
-                 "would overwrite the input '",
-                 reads_a_scene_file},
+                 "would overwrite the input '", reads_a_scene_file},
         BadInput{"npy_is_a_symlink_loop", "run --scene double-slit-small --save-npy @/loop.npy",
                  "loop.npy': too many levels of symbolic links"},
-        BadInput{"kokkos_threads_not_a_number",
-                 "run --scene double-slit-small --kokkos-num-threads=abc +",
-                 "--kokkos-num-threads=abc: the number of threads must be a whole number from 1 to"},
+        BadInput{
+            "kokkos_threads_not_a_number",
+            "run --scene double-slit-small --kokkos-num-threads=abc +",
+            "--kokkos-num-threads=abc: the number of threads must be a whole number from 1 to"},
         BadInput{"kokkos_threads_zero", "run --scene double-slit-small --kokkos-num-threads=0 +",
                  "--kokkos-num-threads=0: the number of threads must be"},
         BadInput{"kokkos_threads_beyond_the_pool",
@@ -662,7 +663,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "run --scene double-slit-small --kokkos-device-id=abc +",
                  "--kokkos-device-id=abc: the device id must be a non-negative whole number"},
         BadInput{"omp_threads_beyond_the_pool", "run --scene double-slit-small +",
-                 "OMP_NUM_THREADS=600: the number of threads must be", false, 2, "OMP_NUM_THREADS=600"},
+                 "OMP_NUM_THREADS=600: the number of threads must be", false, 2,
+                 "OMP_NUM_THREADS=600"},
         BadInput{"omp_threads_list_beyond_the_pool", "run --scene double-slit-small +",
                  "OMP_NUM_THREADS=513,2: the number of threads must be", false, 2,
                  "OMP_NUM_THREADS=513,2"},

@@ -28,18 +28,18 @@ struct DeviceArray {
 
 // A host field copied into a pitched device field (pitch >= nx), and back.
 void upload(float* device, std::vector<float> const& host, KernelParams const& params) {
-  check_cuda(cudaMemcpy2D(device, params.pitch * sizeof(float), host.data(),
-                          params.nx * sizeof(float), params.nx * sizeof(float), params.ny,
-                          cudaMemcpyHostToDevice),
-             "upload");
+  check_cuda(
+      cudaMemcpy2D(device, params.pitch * sizeof(float), host.data(), params.nx * sizeof(float),
+                   params.nx * sizeof(float), params.ny, cudaMemcpyHostToDevice),
+      "upload");
 }
 
 std::vector<float> download(float const* device, KernelParams const& params) {
   std::vector<float> host(std::size_t(params.nx) * params.ny);
-  check_cuda(cudaMemcpy2D(host.data(), params.nx * sizeof(float), device,
-                          params.pitch * sizeof(float), params.nx * sizeof(float), params.ny,
-                          cudaMemcpyDeviceToHost),
-             "download");
+  check_cuda(
+      cudaMemcpy2D(host.data(), params.nx * sizeof(float), device, params.pitch * sizeof(float),
+                   params.nx * sizeof(float), params.ny, cudaMemcpyDeviceToHost),
+      "download");
   return host;
 }
 
@@ -98,10 +98,10 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
         break;
       case Kernel::shmem_112x48:
       case Kernel::shmem_32x32:
-        result = cuda::advance_shmem(GetParam() == Kernel::shmem_112x48
-                                         ? cuda::ShmemTile::tile_112x48
-                                         : cuda::ShmemTile::tile_32x32,
-                                     params, fields, scratch, first_step, n_steps, stream);
+        result =
+            cuda::advance_shmem(GetParam() == Kernel::shmem_112x48 ? cuda::ShmemTile::tile_112x48
+                                                                   : cuda::ShmemTile::tile_32x32,
+                                params, fields, scratch, first_step, n_steps, stream);
         break;
     }
     check_cuda(cudaStreamSynchronize(stream), "kernel run");
@@ -125,8 +125,8 @@ TEST_P(CudaKernelTest, DoubleSlitSmallFullRun) {
 
 TEST_P(CudaKernelTest, RandomFieldsOddGridsAndStepCounts) {
   std::uint32_t seed = 100;
-  for (auto [nx, ny] : {std::pair{257, 131}, {131, 257}, {3, 3}, {1, 40}, {40, 1},
-                        {113, 49}, {300, 97}}) {
+  for (auto [nx, ny] :
+       {std::pair{257, 131}, {131, 257}, {3, 3}, {1, 40}, {40, 1}, {113, 49}, {300, 97}}) {
     Scene const scene = busy_scene(nx, ny, seed);
     for (std::int64_t steps : {0, 1, 7, 8, 9, 13, 27}) {
       check(scene, random_pair(scene, seed++), 3, steps,

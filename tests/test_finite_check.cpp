@@ -26,9 +26,9 @@ TEST_P(FiniteCheckTest, FindsTheFirstNonFiniteCellInRowMajorOrder) {
     using Field = typename Simulation<ExecutionSpace>::field_type;
     Field field("wave2d::test::field", ny, nx);
     auto const upload = [&] {
-      Kokkos::deep_copy(field, Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                   host.data(), ny, nx));
+      Kokkos::deep_copy(field,
+                        Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), ny, nx));
     };
     upload();
     EXPECT_FALSE(check.first_non_finite(space, field));

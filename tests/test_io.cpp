@@ -67,7 +67,7 @@ TEST(RenderField, UsesTheSeedLabsColourMap) {
   EXPECT_EQ(pixel(rgb, 4), (Rgb{127, 127, 255}));
   EXPECT_EQ(pixel(rgb, 5), (Rgb{255, 0, 0}));  // saturated
   EXPECT_EQ(pixel(rgb, 6), (Rgb{0, 0, 255}));
-  EXPECT_EQ(pixel(rgb, 7), (Rgb{0, 0, 0}));  // a wall, whatever its value
+  EXPECT_EQ(pixel(rgb, 7), (Rgb{0, 0, 0}));    // a wall, whatever its value
   EXPECT_EQ(pixel(rgb, 8), (Rgb{0, 0, 255}));  // NaN saturates
 
   auto const no_walls = render_field(u, {}, 3, 3);

@@ -36,10 +36,9 @@ class ToolsRecorder {
         [](char const* label, std::uint32_t id, std::uint64_t*) { record("kernel", label, id); });
     tools::set_begin_fence_callback(
         [](char const* label, std::uint32_t id, std::uint64_t*) { record("fence", label, id); });
-    tools::set_allocate_data_callback(
-        [](Kokkos::Profiling::SpaceHandle, char const* label, void const*, std::uint64_t) {
-          record("allocation", label, 0);
-        });
+    tools::set_allocate_data_callback([](Kokkos::Profiling::SpaceHandle, char const* label,
+                                         void const*,
+                                         std::uint64_t) { record("allocation", label, 0); });
     tools::set_push_region_callback([](char const* label) { record("region", label, 0); });
   }
   ~ToolsRecorder() {
@@ -103,8 +102,7 @@ TEST_P(LabelTest, KernelsAllocationsAndRegionsAreLabelledAndKernelsRunOnTheGiven
     // Team scratch that Kokkos allocates itself the first time a TeamPolicy asks for
     // some (kokkos-tiled): no label of ours reaches it.
     if (event.kind == "allocation" && event.label.starts_with("Kokkos::") &&
-        (event.label.ends_with("::scratch_mem") ||
-         event.label.ends_with("::TeamScratchMemory"))) {
+        (event.label.ends_with("::scratch_mem") || event.label.ends_with("::TeamScratchMemory"))) {
       continue;
     }
     EXPECT_TRUE(event.label.starts_with("wave2d::"))
@@ -142,8 +140,7 @@ TEST_P(LabelTest, FencesAreLabelledAndOnTheGivenInstance) {
   EXPECT_GE(fences, 1u) << "no fence of the library was seen";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, LabelTest, testing::ValuesIn(all_backend_cases()),
-                         case_name);
+INSTANTIATE_TEST_SUITE_P(AllBackends, LabelTest, testing::ValuesIn(all_backend_cases()), case_name);
 
 }  // namespace
 }  // namespace wave2d::test

@@ -40,7 +40,6 @@ void expect_starts_with(std::string const& message, std::string const& start) {
   EXPECT_EQ(message.substr(0, start.size()), start) << message;
 }
 
-
 fs::path const examples_dir = fs::path(WAVE2D_TEST_DATA_DIR) / ".." / ".." / "docs" / "examples";
 
 std::vector<std::uint8_t> mask_of(Scene const& scene,
@@ -521,9 +520,12 @@ TEST(SceneFile, InputsAreBoundedBeforeTheParser) {
       {"x = " + std::string(40, '{'), ":1: brackets and braces nested more than 32 deep"},
       {std::string(300, 'k') + " = 1\n", ":1: a key longer than 256 characters"},
       // Found by tests/fuzz: undefined behaviour in toml++ 3.3, an assertion in debug builds.
-      {"[grid]\nny = \xce\xbf" "0\n", ":2: a character that is not ASCII outside a string or a comment"},
-      {"[# x\n", ":1: Error while parsing key: expected bare key starting character or string "
-                 "delimiter, saw '#'"},
+      {"[grid]\nny = \xce\xbf"
+       "0\n",
+       ":2: a character that is not ASCII outside a string or a comment"},
+      {"[# x\n",
+       ":1: Error while parsing key: expected bare key starting character or string "
+       "delimiter, saw '#'"},
   };
   for (auto const& [toml, problem] : cases) {
     write_text(file, toml);
@@ -544,8 +546,9 @@ TEST(SceneFile, GridSizeIsCheckedBeforeAnyPerCellBuffer) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
   fs::path const file = dir.path() / "big.toml";
-  write_text(file, "[grid]\nnx = 100000\nny = 100000\n[time]\nsteps = 1\n"
-                   "[[walls]]\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n");
+  write_text(file,
+             "[grid]\nnx = 100000\nny = 100000\n[time]\nsteps = 1\n"
+             "[[walls]]\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n");
   std::vector<std::pair<std::int32_t, std::int32_t>> asked;
   SceneFileOptions const options{.check_grid = [&](std::int32_t nx, std::int32_t ny) {
     asked.emplace_back(nx, ny);
@@ -562,11 +565,13 @@ TEST(SceneFile, GridSizeIsCheckedBeforeAnyPerCellBuffer) {
   EXPECT_EQ(asked, (std::vector<std::pair<std::int32_t, std::int32_t>>{{100000, 100000}}));
 
   // Without a check, the loader's own: its per-cell buffers against the host's memory.
-  write_text(file, "[grid]\nnx = 2147483647\nny = 2147483647\n[time]\nsteps = 1\n"
-                   "[[medium.region]]\nc = 0.5\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n");
+  write_text(file,
+             "[grid]\nnx = 2147483647\nny = 2147483647\n[time]\nsteps = 1\n"
+             "[[medium.region]]\nc = 0.5\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n");
   expect_starts_with(error_of([&] { load_scene_file(file); }),
-                     file.string() + ": the 2147483647 x 2147483647 grid's speed map needs 16.0 EiB "
-                                     "of memory, more than the ");
+                     file.string() +
+                         ": the 2147483647 x 2147483647 grid's speed map needs 16.0 EiB "
+                         "of memory, more than the ");
 }
 
 TEST(SceneFile, ManySourcesLoadInLinearTime) {
@@ -575,14 +580,15 @@ TEST(SceneFile, ManySourcesLoadInLinearTime) {
   fs::path const file = dir.path() / "sources.toml";
   std::string toml = "[grid]\nnx = 1000\nny = 1000\n[time]\nsteps = 1\n";
   for (int i = 0; i < 100000; ++i) {
-    toml += "[[sources]]\nx = " + std::to_string(1 + i % 998) + "\ny = " +
-            std::to_string(1 + i / 998) + "\nfrequency = 1\n";
+    toml += "[[sources]]\nx = " + std::to_string(1 + i % 998) +
+            "\ny = " + std::to_string(1 + i / 998) + "\nfrequency = 1\n";
   }
   write_text(file, toml);
   EXPECT_EQ(load_scene_file(file).sources.size(), 100000u);
   write_text(file, toml + "[[sources]]\nx = 3\ny = 1\nfrequency = 1\n");
-  expect_starts_with(error_of([&] { load_scene_file(file); }),
-                     file.string() + ":400006: sources[100000]: (3, 1) is already the cell of sources[2]");
+  expect_starts_with(
+      error_of([&] { load_scene_file(file); }),
+      file.string() + ":400006: sources[100000]: (3, 1) is already the cell of sources[2]");
 }
 
 #if !defined(WAVE2D_HAVE_SCENE_FILES)

@@ -37,7 +37,8 @@ TEST(BuiltinScenes, DoubleSlitSmallMatchesTheLab) {
   ASSERT_EQ(scene.sources.size(), 1u);
   EXPECT_EQ(scene.sources[0].x, 33);
   EXPECT_EQ(scene.sources[0].y, 100);
-  EXPECT_EQ(scene.sources[0].waveform.value(0.0125f), 10.0f * sinf(2.0f * 3.14159265359f * 20.0f * 0.0125f));
+  EXPECT_EQ(scene.sources[0].waveform.value(0.0125f),
+            10.0f * sinf(2.0f * 3.14159265359f * 20.0f * 0.0125f));
 }
 
 TEST(BuiltinScenes, LargeScenesMatchTheLab) {
@@ -152,7 +153,8 @@ TEST(Kappa, ExtremeUnitsGiveAFiniteRun) {
     ASSERT_NO_THROW(validate(scene)) << "c = " << c << ", dx = " << dx;
     HostPair const pair = run_reference(scene, zeros(scene), 0, scene.steps);
     for (auto const* field : {&pair.previous, &pair.current}) {
-      EXPECT_TRUE(std::all_of(field->begin(), field->end(), [](float u) { return std::isfinite(u); }))
+      EXPECT_TRUE(
+          std::all_of(field->begin(), field->end(), [](float u) { return std::isfinite(u); }))
           << "c = " << c << ", dx = " << dx;
     }
     EXPECT_NE(pair.current[scene.index(21, 15)], 0.0f) << "the wave did not move";

@@ -16,14 +16,14 @@ HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const&
                    std::int64_t first_step, std::int64_t n_steps) {
   using MemorySpace = typename ExecutionSpace::memory_space;
   ExecutionSpace space;
-  kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper(
-      space, make_coefficients(space, scene), shape);
+  kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper(space, make_coefficients(space, scene),
+                                                            shape);
   auto const upload = [&](std::vector<float> const& host) {
     Field<MemorySpace> field("wave2d::test::field", scene.ny, scene.nx);
-    Kokkos::deep_copy(space, field,
-                      Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(),
-                                                                            scene.ny, scene.nx));
+    Kokkos::deep_copy(
+        space, field,
+        Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), scene.ny, scene.nx));
     return field;
   };
   FieldPair<MemorySpace> fields{upload(initial.previous), upload(initial.current), first_step};
@@ -37,9 +37,8 @@ class TiledTest : public testing::TestWithParam<std::string> {
  protected:
   kokkos::TiledShape default_shape() const {
     kokkos::TiledShape shape;
-    with_space(GetParam(), [&]<class ExecutionSpace>() {
-      shape = kokkos::tiled_shape_for<ExecutionSpace>();
-    });
+    with_space(GetParam(),
+               [&]<class ExecutionSpace>() { shape = kokkos::tiled_shape_for<ExecutionSpace>(); });
     return shape;
   }
 

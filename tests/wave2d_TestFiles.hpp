@@ -86,9 +86,8 @@ inline Npy parse_npy(std::string const& bytes) {
   EXPECT_GE(bytes.size(), 10u);
   if (bytes.size() < 10) return npy;
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  std::size_t const length =
-      std::size_t(static_cast<unsigned char>(bytes[8])) |
-      std::size_t(static_cast<unsigned char>(bytes[9])) << 8;
+  std::size_t const length = std::size_t(static_cast<unsigned char>(bytes[8])) |
+                             std::size_t(static_cast<unsigned char>(bytes[9])) << 8;
   EXPECT_EQ((10 + length) % 64, 0u) << "the data must start on a multiple of 64 bytes";
   EXPECT_LE(10 + length, bytes.size());
   if (10 + length > bytes.size()) return npy;

@@ -5,8 +5,8 @@
 
 #include <wave2d.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
 #include <gtest/gtest.h>
+#include <wave2d_KokkosCompat.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -63,8 +63,7 @@ inline Scene busy_scene(std::int32_t nx, std::int32_t ny, std::uint32_t seed) {
 }
 
 // Relative RMSE of `value` against `reference` (docs/update-rule.md), in double.
-inline double relative_rmse(std::vector<float> const& reference,
-                            std::vector<float> const& value) {
+inline double relative_rmse(std::vector<float> const& reference, std::vector<float> const& value) {
   double sum_ref = 0.0;
   double sum_diff = 0.0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
@@ -120,10 +119,9 @@ HostPair run_from(ExecutionSpace const& space, Simulation<ExecutionSpace>& simul
   using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Window const& window = simulation.window();
-  simulation.set_state(space,
-                       HostField(initial.previous.data(), window.local_ny(), window.local_nx()),
-                       HostField(initial.current.data(), window.local_ny(), window.local_nx()),
-                       first_step);
+  simulation.set_state(
+      space, HostField(initial.previous.data(), window.local_ny(), window.local_nx()),
+      HostField(initial.current.data(), window.local_ny(), window.local_nx()), first_step);
   simulation.advance(space, n_steps);
   space.fence();
   Scene const& scene = simulation.scene();
@@ -216,9 +214,7 @@ inline std::vector<BackendCase> all_backend_cases() {
 
 // Bars of the issues: CPU backends compute the reference's float expression exactly
 // in order; GPU compilers contract to FMA.
-inline double tolerance_for(std::string const& space) {
-  return space == "Cuda" ? 1e-5 : 1e-6;
-}
+inline double tolerance_for(std::string const& space) { return space == "Cuda" ? 1e-5 : 1e-6; }
 
 }  // namespace wave2d::test
 

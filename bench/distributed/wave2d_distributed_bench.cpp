@@ -7,8 +7,8 @@
 #include <distributed/wave2d_DistributedSimulation.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
 
-#include <Kokkos_Timer.hpp>
 #include <mpi.h>
+#include <Kokkos_Timer.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -35,13 +35,20 @@ Arguments parse(int argc, char* argv[]) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const key = argv[i];
     std::string const value = argv[i + 1];
-    if (key == "--scene") a.scene = value;
-    else if (key == "--size") a.size = std::stoi(value);
-    else if (key == "--per-rank") a.per_rank = std::stoi(value);
-    else if (key == "--steps") a.steps = std::stoll(value);
-    else if (key == "--backend") a.backend = value;
-    else if (key == "--halo") a.halo = std::stoi(value);
-    else if (key == "--repetitions") a.repetitions = std::stoi(value);
+    if (key == "--scene")
+      a.scene = value;
+    else if (key == "--size")
+      a.size = std::stoi(value);
+    else if (key == "--per-rank")
+      a.per_rank = std::stoi(value);
+    else if (key == "--steps")
+      a.steps = std::stoll(value);
+    else if (key == "--backend")
+      a.backend = value;
+    else if (key == "--halo")
+      a.halo = std::stoi(value);
+    else if (key == "--repetitions")
+      a.repetitions = std::stoi(value);
     else if (key == "--ranks") {
       auto const x = value.find('x');
       if (x == std::string::npos) throw std::invalid_argument("--ranks takes PxQ");
@@ -82,8 +89,7 @@ int run(Arguments const& a) {
   wave2d::DistributedSimulation<Space>::Options options;
   options.ranks = a.ranks;
   options.halo = a.halo;
-  wave2d::DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, a.backend,
-                                                  options);
+  wave2d::DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, a.backend, options);
   std::vector<double> seconds;
   std::vector<double> exchange_share;
   for (int r = 0; r <= a.repetitions; ++r) {  // r = 0 warms up

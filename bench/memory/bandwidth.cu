@@ -250,9 +250,8 @@ bool check_stream_sums(Bench& bench, char const* name, DeviceBuffer<std::uint32_
   std::uint32_t total = 0;
   for (std::uint32_t s : sums) total += s;
   std::uint32_t const expected = triangle_mod_2_32(4 * std::uint64_t(n4)) * std::uint32_t(rounds);
-  return bench.check(total == expected,
-                     format("%s: the grid summed %u, expected %u (mod 2^32)", name, total,
-                            expected));
+  return bench.check(total == expected, format("%s: the grid summed %u, expected %u (mod 2^32)",
+                                               name, total, expected));
 }
 
 bool check_contents(Bench& bench, char const* name, uint4 const* data, std::size_t n4) {
@@ -261,8 +260,8 @@ bool check_contents(Bench& bench, char const* name, uint4 const* data, std::size
   count_mismatches<<<1024, 256>>>(data, n4, bad.get());
   WAVE2D_CHECK_LAUNCH();
   unsigned long long const wrong = bad.to_host()[0];
-  return bench.check(wrong == 0, format("%s: %llu of %zu words hold the wrong value", name, wrong,
-                                        4 * n4));
+  return bench.check(wrong == 0,
+                     format("%s: %llu of %zu words hold the wrong value", name, wrong, 4 * n4));
 }
 
 void run(Bench& bench) {
@@ -279,13 +278,13 @@ void run(Bench& bench) {
   std::vector<std::uint32_t> host_tile(tile_words);
   for (std::size_t i = 0; i < tile_words; ++i) host_tile[i] = static_cast<std::uint32_t>(i);
   DeviceBuffer<std::uint32_t> tile(tile_words);
-  WAVE2D_CUDA_CHECK(cudaMemcpy(tile.get(), host_tile.data(), tile_words * 4,
-                               cudaMemcpyHostToDevice));
+  WAVE2D_CUDA_CHECK(
+      cudaMemcpy(tile.get(), host_tile.data(), tile_words * 4, cudaMemcpyHostToDevice));
   int const tile_rounds = quick ? 256 : 4096;
   measure_tile<TileSource::shared_32bit>(bench, report, "shared memory, 32-bit loads", tile.get(),
                                          tile_rounds, warmup, reps);
-  measure_tile<TileSource::shared_128bit>(bench, report, "shared memory, 128-bit loads",
-                                          tile.get(), tile_rounds, warmup, reps);
+  measure_tile<TileSource::shared_128bit>(bench, report, "shared memory, 128-bit loads", tile.get(),
+                                          tile_rounds, warmup, reps);
   measure_tile<TileSource::l1_128bit>(bench, report, "L1, 128-bit (ld.global.ca SASS)", tile.get(),
                                       tile_rounds, warmup, reps);
 

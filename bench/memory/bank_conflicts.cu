@@ -159,8 +159,8 @@ void run(Bench& bench) {
   for (int padded = 0; padded < 2; ++padded) {
     auto const kernel = padded ? tile_transpose<33> : tile_transpose<32>;
     int blocks_per_sm = 0;
-    WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, kernel, 1024, 0));
+    WAVE2D_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, 1024, 0));
     if (blocks_per_sm < 1) throw std::runtime_error("the 1024-thread tile kernel does not fit");
     int const blocks = blocks_per_sm * dev.sm_count;
     DeviceBuffer<long long> block_cycles(blocks);
@@ -212,6 +212,5 @@ void run(Bench& bench) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_program(argc, argv, "wave2d_mem_bank_conflicts", "shared-memory bank conflicts",
-                     run);
+  return run_program(argc, argv, "wave2d_mem_bank_conflicts", "shared-memory bank conflicts", run);
 }

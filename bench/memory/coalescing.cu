@@ -85,10 +85,10 @@ void run(Bench& bench) {
     std::vector<std::uint32_t> const s = sums.to_host();
     std::uint32_t total = 0;
     for (std::uint32_t v : s) total += v;
-    bool const ok = bench.check(
-        total == expected, format("stride %d: the grid summed %u, expected %u: an element was "
-                                  "skipped or read twice",
-                                  stride, total, expected));
+    bool const ok = bench.check(total == expected,
+                                format("stride %d: the grid summed %u, expected %u: an element was "
+                                       "skipped or read twice",
+                                       stride, total, expected));
     double const gbs = double(n) * 4 / (t.median_ms * 1e6);
     if (stride == 1) stride1_gbs = gbs;
     // 32-byte sectors one warp-wide load touches: 4 for consecutive words, 32 from stride 8 on.
@@ -108,9 +108,10 @@ void run(Bench& bench) {
     p.set("valid", ok);
     points.push(std::move(p));
   }
-  std::printf("\nModel: with 32-byte sectors, stride s moves min(s, 8) times the useful bytes, so "
-              "the effective bandwidth falls as 1/s up to s = 8 (1/16 from s = 16 if DRAM is read "
-              "in 64-byte pieces).\n");
+  std::printf(
+      "\nModel: with 32-byte sectors, stride s moves min(s, 8) times the useful bytes, so "
+      "the effective bandwidth falls as 1/s up to s = 8 (1/16 from s = 16 if DRAM is read "
+      "in 64-byte pieces).\n");
 
   Json results = Json::object();
   results.set("element_bytes", 4);
@@ -126,6 +127,6 @@ void run(Bench& bench) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_program(argc, argv, "wave2d_mem_coalescing",
-                     "coalesced versus strided global loads", run);
+  return run_program(argc, argv, "wave2d_mem_coalescing", "coalesced versus strided global loads",
+                     run);
 }

@@ -88,8 +88,7 @@ class Chain {
            std::vector<double>& cycles_per_load, L2Flusher* flusher) {
     char* const base = memory_.get();
     char* const start = base + order_[0] * node_stride;
-    char* const expected_end =
-        base + order_[(warm_steps + timed_steps) % n_] * node_stride;
+    char* const expected_end = base + order_[(warm_steps + timed_steps) % n_] * node_stride;
     bool ok = true;
     for (int r = 0; r < reps; ++r) {
       if (flusher) flusher->flush();
@@ -184,8 +183,8 @@ constexpr SingleLoadCase single_load_cases[] = {
 };
 
 template <SingleLoad Kind>
-void launch_single_load(bool consume_value, std::uint32_t const* const* pointers,
-                        long long* cycles, std::uint32_t* sink) {
+void launch_single_load(bool consume_value, std::uint32_t const* const* pointers, long long* cycles,
+                        std::uint32_t* sink) {
   if (consume_value) {
     single_load<Kind, true><<<1, 1>>>(pointers, cycles, sink);
   } else {
@@ -361,8 +360,8 @@ void run(Bench& bench) {
 
   std::printf("\nThe seed's method: one load between two clock64 reads (median of %d)\n",
               single_reps);
-  std::printf("%-40s %-20s %12s %12s %14s\n", "load", "seed kernel", "issue only",
-              "value used", "chase (level)");
+  std::printf("%-40s %-20s %12s %12s %14s\n", "load", "seed kernel", "issue only", "value used",
+              "chase (level)");
   Json single_json = Json::array();
   for (SingleLoadCase const& c : single_load_cases) {
     Json row = Json::object();
@@ -402,9 +401,10 @@ void run(Bench& bench) {
                 chase_cycles, level_names[c.chase_level]);
     single_json.push(std::move(row));
   }
-  std::printf("'issue only' is the seed's measurement (its 6/6/475 cycles): the second clock read "
-              "does not wait for the load.\n'value used' waits for the data; it includes a few "
-              "cycles for the consuming instruction and the clock read.\n");
+  std::printf(
+      "'issue only' is the seed's measurement (its 6/6/475 cycles): the second clock read "
+      "does not wait for the load.\n'value used' waits for the data; it includes a few "
+      "cycles for the consuming instruction and the clock read.\n");
   bench.result("seed_single_load", std::move(single_json));
 }
 

@@ -271,32 +271,33 @@ Bench::Bench(Options options, char const* program, char const* summary)
   int count = 0;
   cudaError_t const status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
-    throw std::runtime_error(
-        status != cudaSuccess
-            ? std::string("no usable CUDA device (cudaGetDeviceCount: ") +
-                  cudaGetErrorString(status) + ")"
-            : std::string("no CUDA device present"));
+    throw std::runtime_error(status != cudaSuccess
+                                 ? std::string("no usable CUDA device (cudaGetDeviceCount: ") +
+                                       cudaGetErrorString(status) + ")"
+                                 : std::string("no CUDA device present"));
   }
   if (options_.device < 0 || options_.device >= count) {
-    throw std::runtime_error(format("--device %d, but there are %d devices", options_.device,
-                                    count));
+    throw std::runtime_error(
+        format("--device %d, but there are %d devices", options_.device, count));
   }
   WAVE2D_CUDA_CHECK(cudaSetDevice(options_.device));
   WAVE2D_CUDA_CHECK(cudaFree(nullptr));  // create the context now, outside any timing
   device_ = query_device(options_.device);
 
   std::printf("%s: %s\n", program_.c_str(), summary);
-  std::printf("device %d: %s (sm_%d%d, %d SMs, SM clock %.0f MHz, L2 %s, %s, DRAM peak %.0f GB/s "
-              "from attributes), CUDA runtime %s, driver %s, mode %s\n\n",
-              device_.device, device_.name.c_str(), device_.cc_major, device_.cc_minor,
-              device_.sm_count, device_.sm_clock_khz / 1e3,
-              format_bytes(device_.l2_bytes).c_str(), format_bytes(device_.global_bytes).c_str(),
-              device_.dram_peak_gbs(), cuda_version_string(device_.runtime_version).c_str(),
-              cuda_version_string(device_.driver_version).c_str(), quick() ? "quick" : "full");
+  std::printf(
+      "device %d: %s (sm_%d%d, %d SMs, SM clock %.0f MHz, L2 %s, %s, DRAM peak %.0f GB/s "
+      "from attributes), CUDA runtime %s, driver %s, mode %s\n\n",
+      device_.device, device_.name.c_str(), device_.cc_major, device_.cc_minor, device_.sm_count,
+      device_.sm_clock_khz / 1e3, format_bytes(device_.l2_bytes).c_str(),
+      format_bytes(device_.global_bytes).c_str(), device_.dram_peak_gbs(),
+      cuda_version_string(device_.runtime_version).c_str(),
+      cuda_version_string(device_.driver_version).c_str(), quick() ? "quick" : "full");
   if (device_.cc_major != 9 || device_.cc_minor != 0) {
-    std::printf("note: these benchmarks are tuned for sm_90 (H100/H200); sizes follow this "
-                "device's attributes, but the expected magnitudes in docs/memory-hierarchy.md "
-                "do not apply.\n\n");
+    std::printf(
+        "note: these benchmarks are tuned for sm_90 (H100/H200); sizes follow this "
+        "device's attributes, but the expected magnitudes in docs/memory-hierarchy.md "
+        "do not apply.\n\n");
   }
 }
 

@@ -142,10 +142,10 @@ struct DeviceInfo {
   std::string pci_bus_id;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_khz = 0;       // cudaDevAttrClockRate: peak SM clock
-  int memory_clock_khz = 0;   // cudaDevAttrMemoryClockRate
-  int memory_bus_bits = 0;    // cudaDevAttrGlobalMemoryBusWidth
-  int l2_bytes = 0;           // cudaDevAttrL2CacheSize
+  int sm_clock_khz = 0;      // cudaDevAttrClockRate: peak SM clock
+  int memory_clock_khz = 0;  // cudaDevAttrMemoryClockRate
+  int memory_bus_bits = 0;   // cudaDevAttrGlobalMemoryBusWidth
+  int l2_bytes = 0;          // cudaDevAttrL2CacheSize
   int persisting_l2_max_bytes = 0;
   int shared_per_sm_bytes = 0;
   int shared_per_block_optin_bytes = 0;
@@ -178,7 +178,7 @@ class Bench {
   // Records a failed check with a message that says what was expected; returns ok.
   bool check(bool ok, std::string const& what);
 
-  int finish();                              // prints the verdict, writes the JSON
+  int finish();                                         // prints the verdict, writes the JSON
   void write_error_report(std::string const& message);  // after an exception
 
  private:

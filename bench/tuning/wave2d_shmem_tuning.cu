@@ -1,9 +1,9 @@
 // Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
 // how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
 //   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
+#include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
-#include <core/wave2d_Coefficients.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
@@ -24,8 +24,7 @@ struct Buffers {
   std::vector<float*> owned;
   FieldPointers fields, scratch;
 
-  explicit Buffers(Scene const& scene)
-      : coefficients(precompute_coefficients(scene), scene.nx) {
+  explicit Buffers(Scene const& scene) : coefficients(precompute_coefficients(scene), scene.nx) {
     auto make = [&] {
       float* p = nullptr;
       WAVE2D_CUDA_CHECK(cudaMalloc(&p, bytes()));
@@ -67,8 +66,8 @@ Variant shmem_variant() {
 
 std::vector<float> download(float const* p, KernelParams const& params) {
   std::vector<float> host(std::size_t(params.pitch) * params.ny);
-  WAVE2D_CUDA_CHECK(cudaMemcpy(host.data(), p, host.size() * sizeof(float),
-                               cudaMemcpyDeviceToHost));
+  WAVE2D_CUDA_CHECK(
+      cudaMemcpy(host.data(), p, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return host;
 }
 
@@ -90,10 +89,14 @@ int main(int argc, char** argv) {
   std::string csv;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const arg = argv[i];
-    if (arg == "--scene") scene_name = argv[i + 1];
-    else if (arg == "--steps") steps = std::stoll(argv[i + 1]);
-    else if (arg == "--repetitions") repetitions = std::stoi(argv[i + 1]);
-    else if (arg == "--csv") csv = argv[i + 1];
+    if (arg == "--scene")
+      scene_name = argv[i + 1];
+    else if (arg == "--steps")
+      steps = std::stoll(argv[i + 1]);
+    else if (arg == "--repetitions")
+      repetitions = std::stoi(argv[i + 1]);
+    else if (arg == "--csv")
+      csv = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -110,8 +113,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop;
     WAVE2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device %s, scene %s %dx%d, %lld steps, median of %d\n", prop.name,
-                scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(steps),
-                repetitions);
+                scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(steps), repetitions);
 
     Buffers buffers(scene);
     cudaStream_t stream;
@@ -151,7 +153,10 @@ int main(int argc, char** argv) {
     std::vector<float> naive_previous, naive_current;
     double naive_ms = 0;
     std::FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
-    if (out) std::fprintf(out, "variant,ms,gcells_per_s,ratio_to_naive,rmse_previous,rmse_current,registers,local_bytes\n");
+    if (out)
+      std::fprintf(out,
+                   "variant,ms,gcells_per_s,ratio_to_naive,rmse_previous,rmse_current,registers,"
+                   "local_bytes\n");
     std::printf("%-55s %9s %9s %7s %10s %10s %5s %5s\n", "variant", "ms", "GCells/s", "x naive",
                 "rmse prev", "rmse cur", "regs", "local");
     for (auto& v : variants) {

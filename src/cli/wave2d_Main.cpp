@@ -97,8 +97,9 @@ int main(int argc, char* argv[]) {
   CLI::App app{"Explicit 2D wave-equation simulation on Kokkos execution spaces.", "wave2d"};
   app.set_version_flag("--version", version());
   app.require_subcommand(1);
-  app.footer("Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
-             "Kokkos.");
+  app.footer(
+      "Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
+      "Kokkos.");
   CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
   CLI::App* backends = app.add_subcommand("backends", "List the backends `run` accepts");
   CLI::App* run = app.add_subcommand(

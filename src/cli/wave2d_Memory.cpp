@@ -17,9 +17,9 @@ double estimated_bytes(Scene const& scene) {
 void check_host_memory(std::int32_t nx, std::int32_t ny) {
   using Memory = Kokkos::DefaultExecutionSpace::memory_space;
   // Off the host: the scene, its coefficients and the host copies for output.
-  double const host_floats =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible ? floats_per_cell(true)
-                                                                        : 6.0;
+  double const host_floats = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible
+                                 ? floats_per_cell(true)
+                                 : 6.0;
   double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
   std::optional<double> const available = Details::host_available_bytes();
   if (available && needed > *available) {

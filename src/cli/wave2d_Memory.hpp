@@ -4,8 +4,8 @@
 #define WAVE2D_CLI_MEMORY_HPP
 
 #include <cli/wave2d_Commands.hpp>
-#include <scene/wave2d_Scene.hpp>
 #include <scene/detail/wave2d_InputFile.hpp>
+#include <scene/wave2d_Scene.hpp>
 #include <simulation/wave2d_AvailableMemory.hpp>
 
 #include <wave2d_KokkosCompat.hpp>

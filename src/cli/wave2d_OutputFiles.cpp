@@ -189,9 +189,11 @@ void check_distinct(RunFiles const& files) {
   std::vector<Named> outputs;
   if (files.npy) outputs.push_back({"--save-npy '" + files.npy->string() + "'", *files.npy});
   if (files.images) {
-    outputs.push_back({"the image '" + files.images->image().string() + "'", files.images->image()});
+    outputs.push_back(
+        {"the image '" + files.images->image().string() + "'", files.images->image()});
     if (files.frame_count > 0) {
-      outputs.push_back({"the video '" + files.images->video().string() + "'", files.images->video()});
+      outputs.push_back(
+          {"the video '" + files.images->video().string() + "'", files.images->video()});
     }
   }
   auto const refuse = [](Named const& output, std::string const& problem) {
@@ -199,7 +201,8 @@ void check_distinct(RunFiles const& files) {
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      if (same_file(outputs[i].path, outputs[j].path)) refuse(outputs[i], "is also " + outputs[j].what);
+      if (same_file(outputs[i].path, outputs[j].path))
+        refuse(outputs[i], "is also " + outputs[j].what);
     }
     if (is_frame(files, outputs[i].path)) refuse(outputs[i], "is also one of the frames");
     for (auto const& input : files.inputs) {
@@ -217,7 +220,8 @@ void check_distinct(RunFiles const& files) {
     // The output directory, or one above it: the images need it to be a directory.
     fs::path const npy = identity(*files.npy);
     fs::path const directory = identity(files.images->directory);
-    auto const [end, unused] = std::mismatch(npy.begin(), npy.end(), directory.begin(), directory.end());
+    auto const [end, unused] =
+        std::mismatch(npy.begin(), npy.end(), directory.begin(), directory.end());
     if (end == npy.end()) refuse(outputs.front(), "is the image directory or one above it");
   }
 }
@@ -237,12 +241,28 @@ void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
-      int const status = run_program(
-          *ffmpeg, {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
-                    "-start_number", "0", "-i", frame_pattern(files), "-frames:v",
-                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4",
-                    fs::absolute(temporary).string()});
+      int const status = run_program(*ffmpeg, {"-nostdin",
+                                               "-hide_banner",
+                                               "-loglevel",
+                                               "error",
+                                               "-y",
+                                               "-framerate",
+                                               "30",
+                                               "-start_number",
+                                               "0",
+                                               "-i",
+                                               frame_pattern(files),
+                                               "-frames:v",
+                                               std::to_string(frame_count),
+                                               "-vf",
+                                               "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                               "-c:v",
+                                               "libx264",
+                                               "-pix_fmt",
+                                               "yuv420p",
+                                               "-f",
+                                               "mp4",
+                                               fs::absolute(temporary).string()});
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });
     report << "wrote " << files.video().string() << "\n";

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,9 +16,9 @@ struct OutputFiles {
   std::filesystem::path directory;
   std::string stem;  // the scene's name, safe as a file name
 
-  std::filesystem::path image() const;                      // DIR/<stem>.png
-  std::filesystem::path frame(std::int64_t index) const;    // DIR/<stem>_00000.png
-  std::filesystem::path video() const;                      // DIR/<stem>.mp4
+  std::filesystem::path image() const;                    // DIR/<stem>.png
+  std::filesystem::path frame(std::int64_t index) const;  // DIR/<stem>_00000.png
+  std::filesystem::path video() const;                    // DIR/<stem>.mp4
 };
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'

@@ -95,8 +95,8 @@ template <class ExecutionSpace>
 Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan const& plan) {
   auto const failure = [&](std::exception const& e) {
     return std::runtime_error("cannot set up the " + std::to_string(plan.scene.nx) + " x " +
-                              std::to_string(plan.scene.ny) + " grid on " +
-                              ExecutionSpace::name() + ": " + e.what());
+                              std::to_string(plan.scene.ny) + " grid on " + ExecutionSpace::name() +
+                              ": " + e.what());
   };
   try {
     return Simulation<ExecutionSpace>(space, plan.scene, plan.backend, plan.validation);
@@ -278,10 +278,9 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   std::cout << std::flush;
   Stepping const stepping = step(space, simulation, plan);
   if (auto const& divergence = stepping.divergence) {
-    std::string message = "the field is not finite after step " +
-                           std::to_string(divergence->step) + ", first at cell (" +
-                           std::to_string(divergence->cell.x) + ", " +
-                           std::to_string(divergence->cell.y) + ")";
+    std::string message = "the field is not finite after step " + std::to_string(divergence->step) +
+                          ", first at cell (" + std::to_string(divergence->cell.x) + ", " +
+                          std::to_string(divergence->cell.y) + ")";
     if (plan.keep_last_finite) {
       std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
       write_results(space, simulation, plan, 0);
@@ -302,7 +301,6 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   }
   write_results(space, simulation, plan, stepping.frames);
 }
-
 
 bool error_reporter = true;
 
@@ -327,8 +325,7 @@ std::array<int, 2> parse_ranks(std::string const& text) {
   int q = 0;
   char x = 0;
   char rest = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &p, &x, &q, &rest) != 3 || x != 'x' || p < 1 ||
-      q < 1) {
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &p, &x, &q, &rest) != 3 || x != 'x' || p < 1 || q < 1) {
     throw InputError("--ranks: expected PxQ (e.g. 2x2) or auto, got '" + text + "'");
   }
   return {p, q};
@@ -392,10 +389,10 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   std::int64_t frames = 0;
   while (simulation.steps_done() < plan.steps) {
     std::int64_t const done = simulation.steps_done();
-    std::int64_t const n = plan.frames_every
-                               ? std::min(plan.steps, done + *plan.frames_every -
-                                                          done % *plan.frames_every) - done
-                               : plan.steps - done;
+    std::int64_t const n =
+        plan.frames_every
+            ? std::min(plan.steps, done + *plan.frames_every - done % *plan.frames_every) - done
+            : plan.steps - done;
     MPI_Barrier(MPI_COMM_WORLD);
     auto const start = std::chrono::steady_clock::now();
     simulation.advance(space, n);
@@ -414,8 +411,8 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   if (plan.steps > 0) {
     std::ostringstream time, throughput;
     time << std::setprecision(4) << seconds << " s";
-    throughput << std::setprecision(4)
-               << double(scene.cells()) * double(plan.steps) / seconds / 1e9 << " GCells/s";
+    throughput << std::setprecision(4) << double(scene.cells()) * double(plan.steps) / seconds / 1e9
+               << " GCells/s";
     print_line("time", time.str());
     print_line("throughput", throughput.str());
   }
@@ -445,8 +442,7 @@ bool runs_on_default_space(std::string const& backend) {
   if constexpr (!std::is_same_v<Default, Host>) {
     if (has_backend<Host>(backend)) return false;
   }
-  throw InputError("unknown backend '" + backend + "' (available: " + available_backends() +
-                   ")");
+  throw InputError("unknown backend '" + backend + "' (available: " + available_backends() + ")");
 }
 
 }  // namespace
@@ -503,8 +499,9 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
       options.ranks ? std::optional(parse_ranks(*options.ranks)) : std::nullopt;
 #else
   if (options.ranks) {
-    throw InputError("--ranks: this build of wave2d has no MPI (install libopenmpi-dev and "
-                     "rebuild)");
+    throw InputError(
+        "--ranks: this build of wave2d has no MPI (install libopenmpi-dev and "
+        "rebuild)");
   }
 #endif
 

@@ -54,8 +54,8 @@ WAVE2D_HOST_DEVICE constexpr std::int32_t source_index(float code) {
 
 // u_next for one cell. `sum` is left + right + (y - 1) + (y + 1), added in that
 // order, as the reference does.
-WAVE2D_HOST_DEVICE inline float stencil(float damping, float kappa, float u_prev,
-                                        float u, float sum) {
+WAVE2D_HOST_DEVICE inline float stencil(float damping, float kappa, float u_prev, float u,
+                                        float sum) {
   return (2.0f - damping - 4.0f * kappa) * u - (1.0f - damping) * u_prev + kappa * sum;
 }
 
@@ -75,8 +75,7 @@ WAVE2D_HOST_DEVICE inline float updated_or_zero(float code, float next) {
 
 // u_next for a cell whose code is negative.
 WAVE2D_HOST_DEVICE inline float fixed_value(float code, Waveform const* sources, float t) {
-  return code == cell_code::fixed_zero ? 0.0f
-                                       : sources[cell_code::source_index(code)].value(t);
+  return code == cell_code::fixed_zero ? 0.0f : sources[cell_code::source_index(code)].value(t);
 }
 
 // Time of global step s (from 0): t0 + s * dt, in float, as the reference computes it.

@@ -5,8 +5,8 @@ namespace wave2d {
 HostCoefficients precompute_coefficients(Scene const& scene, Window const& window) {
   validate(window);
   if (window.global_nx != scene.nx || window.global_ny != scene.ny) {
-    throw std::invalid_argument("window: made for a " + std::to_string(window.global_nx) +
-                                " x " + std::to_string(window.global_ny) + " grid, the scene is " +
+    throw std::invalid_argument("window: made for a " + std::to_string(window.global_nx) + " x " +
+                                std::to_string(window.global_ny) + " grid, the scene is " +
                                 std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
   }
   HostCoefficients coefficients;

@@ -27,10 +27,17 @@ struct HostCoefficients {
   // The kernels' parameters, given where copies of code, kappa (ignored when κ is
   // uniform) and sources live, with rows `pitch` elements apart: the one place that
   // assembles KernelParams.
-  KernelParams params(float const* code_copy, float const* kappa_copy,
-                      Waveform const* sources_copy, std::int64_t pitch) const {
-    return {window.local_nx(), window.local_ny(), pitch, code_copy,
-            kappa.empty() ? nullptr : kappa_copy, kappa_uniform, sources_copy, t0, dt};
+  KernelParams params(float const* code_copy, float const* kappa_copy, Waveform const* sources_copy,
+                      std::int64_t pitch) const {
+    return {window.local_nx(),
+            window.local_ny(),
+            pitch,
+            code_copy,
+            kappa.empty() ? nullptr : kappa_copy,
+            kappa_uniform,
+            sources_copy,
+            t0,
+            dt};
   }
 };
 

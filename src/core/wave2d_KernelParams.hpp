@@ -27,8 +27,7 @@ struct KernelParams {
 
   // u(t + dt) of cell i = y * pitch + x, given its u(t - dt) and the field u(t).
   template <bool UniformKappa>
-  WAVE2D_HOST_DEVICE float next_value(std::int64_t i, float u_prev, float const* u,
-                                      float t) const {
+  WAVE2D_HOST_DEVICE float next_value(std::int64_t i, float u_prev, float const* u, float t) const {
     float const c = code[i];
     if (c < 0.0f) return fixed_value(c, sources, t);
     float const k = UniformKappa ? kappa_uniform : kappa[i];

@@ -43,8 +43,7 @@ struct Window {
   constexpr std::int32_t owned_y() const { return y0 - origin_y(); }
 
   constexpr bool is_whole_grid() const {
-    return local_nx() == global_nx && local_ny() == global_ny && nx == global_nx &&
-           ny == global_ny;
+    return local_nx() == global_nx && local_ny() == global_ny && nx == global_nx && ny == global_ny;
   }
 };
 
@@ -58,8 +57,8 @@ inline void validate(Window const& window) {
     throw std::invalid_argument(
         "window: owned cells [" + std::to_string(window.x0) + ", +" + std::to_string(window.nx) +
         ") x [" + std::to_string(window.y0) + ", +" + std::to_string(window.ny) + "), halo " +
-        std::to_string(window.halo) + ", do not fit a " + std::to_string(window.global_nx) +
-        " x " + std::to_string(window.global_ny) + " grid");
+        std::to_string(window.halo) + ", do not fit a " + std::to_string(window.global_nx) + " x " +
+        std::to_string(window.global_ny) + " grid");
   }
 }
 

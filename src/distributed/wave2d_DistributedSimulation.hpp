@@ -6,9 +6,9 @@
 #include <distributed/wave2d_Decomposition.hpp>
 #include <simulation/wave2d_Simulation.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
-#include <Kokkos_Timer.hpp>
 #include <mpi.h>
+#include <Kokkos_Timer.hpp>
+#include <wave2d_KokkosCompat.hpp>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
@@ -123,8 +123,7 @@ class DistributedSimulation {
     Details::on_every_rank(comm, [&] {
       validate(scene, options.validation);
       if (halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
-      if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 ||
-          dims[1] < 0) {
+      if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
         throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
                                     std::to_string(dims[1]) + " do not make the " +
                                     std::to_string(size) + " ranks of the job");

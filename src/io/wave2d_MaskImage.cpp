@@ -104,11 +104,10 @@ std::int32_t image_extent(std::filesystem::path const& path, std::uint64_t value
 }
 
 // Before pixels are decoded: one byte per pixel for the mask, and `decoding` more.
-void check_pixel_memory(std::filesystem::path const& path, MaskImage const& mask,
-                        double decoding) {
-  Details::check_host_memory(path, "the " + std::to_string(mask.width) + " x " +
-                                       std::to_string(mask.height) + " image",
-                             double(mask.width) * double(mask.height) * (1.0 + decoding));
+void check_pixel_memory(std::filesystem::path const& path, MaskImage const& mask, double decoding) {
+  Details::check_host_memory(
+      path, "the " + std::to_string(mask.width) + " x " + std::to_string(mask.height) + " image",
+      double(mask.width) * double(mask.height) * (1.0 + decoding));
 }
 
 // With `pixels` false, only the header is read: the mask's size, no pixels.

@@ -31,9 +31,7 @@ namespace fs = std::filesystem;
   throw OutputError("cannot write '" + path.string() + "': " + reason);
 }
 
-std::string describe_errno() {
-  return errno != 0 ? std::strerror(errno) : "input/output error";
-}
+std::string describe_errno() { return errno != 0 ? std::strerror(errno) : "input/output error"; }
 
 // The temporary files being written, for the signal handler: fixed storage, written
 // before a file is created and cleared after it is renamed or removed.
@@ -72,7 +70,6 @@ extern "C" void remove_temporaries_and_reraise(int signal_number) {
   std::raise(signal_number);
 }
 
-
 std::size_t cells_of(std::int32_t nx, std::int32_t ny, char const* function) {
   if (nx <= 0 || ny <= 0) {
     throw std::invalid_argument(std::string(function) + ": the size must be positive, got " +
@@ -81,8 +78,7 @@ std::size_t cells_of(std::int32_t nx, std::int32_t ny, char const* function) {
   return std::size_t(nx) * std::size_t(ny);
 }
 
-void check_size(std::size_t size, std::size_t expected, char const* function,
-                char const* what) {
+void check_size(std::size_t size, std::size_t expected, char const* function, char const* what) {
   if (size != expected) {
     throw std::invalid_argument(std::string(function) + ": " + what + " has " +
                                 std::to_string(size) + " values, expected " +
@@ -93,8 +89,8 @@ void check_size(std::size_t size, std::size_t expected, char const* function,
 // NPY format 1.0: magic, version, a 16-bit header length, then a Python dict padded
 // with spaces and ended by '\n' so that the data starts at a multiple of 64 bytes.
 std::string npy_header(std::int32_t nx, std::int32_t ny) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, " +
-                     std::to_string(ny) + ", " + std::to_string(nx) + "), }";
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, " + std::to_string(ny) +
+                     ", " + std::to_string(nx) + "), }";
   std::size_t const preamble = 10;
   dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
@@ -126,8 +122,8 @@ void flush_stream(png_structp png) { static_cast<std::ostream*>(png_get_io_ptr(p
 
 // Holds no object with a destructor, so that libpng's longjmp skips none. Returns
 // false, with libpng's message in `error`, when libpng fails.
-bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width,
-                png_uint_32 height, PngMessage& error) {
+bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width, png_uint_32 height,
+                PngMessage& error) {
   png_structp png =
       png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, on_png_error, on_png_warning);
   if (png == nullptr) return false;
@@ -235,8 +231,7 @@ void write_npy(fs::path const& path, std::span<float const> previous,
   write_stream_atomically(path, [&](std::ostream& out) {
     out << npy_header(nx, ny);
     for (auto const field : {previous, current}) {
-      out.write(reinterpret_cast<char const*>(field.data()),
-                std::streamsize(field.size_bytes()));
+      out.write(reinterpret_cast<char const*>(field.data()), std::streamsize(field.size_bytes()));
     }
   });
 }

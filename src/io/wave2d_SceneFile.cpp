@@ -4,9 +4,9 @@
 
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 
+#include <io/wave2d_MaskImage.hpp>
 #include <scene/detail/wave2d_InputFile.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
-#include <io/wave2d_MaskImage.hpp>
 
 // toml++ 3.3 asserts on some malformed keys ("[#", found by tests/fuzz) that it then
 // reports as parse errors: its assertions stay off in every build type, as in release.
@@ -244,8 +244,7 @@ void check_toml_bounds(std::filesystem::path const& path, std::string_view text)
     } else if (c == '.') {
       if (++key_parts > max_scene_file_key_parts) {
         fail_at(path, line, {},
-                "a dotted key of more than " + std::to_string(max_scene_file_key_parts) +
-                    " parts");
+                "a dotted key of more than " + std::to_string(max_scene_file_key_parts) + " parts");
       }
       ++key_length;
     } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') {
@@ -263,8 +262,8 @@ void check_toml_bounds(std::filesystem::path const& path, std::string_view text)
       if (c == '[' || c == '{') {
         if (++depth > max_scene_file_nesting) {
           fail_at(path, line, {},
-                  "brackets and braces nested more than " +
-                      std::to_string(max_scene_file_nesting) + " deep");
+                  "brackets and braces nested more than " + std::to_string(max_scene_file_nesting) +
+                      " deep");
         }
       } else if ((c == ']' || c == '}') && depth > 0) {
         --depth;

@@ -20,8 +20,8 @@ class ReferenceStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
                std::int64_t n_steps) override {
     wave2d::fence(space, "wave2d::reference: wait for the fields");
-    auto const result = run(scene_, window_, fields.step, n_steps, fields.previous.data(),
-                            fields.current.data());
+    auto const result =
+        run(scene_, window_, fields.step, n_steps, fields.previous.data(), fields.current.data());
     if (result.first != fields.previous.data()) std::swap(fields.previous, fields.current);
     fields.step += n_steps;
   }

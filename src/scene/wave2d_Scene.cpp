@@ -116,9 +116,8 @@ void validate(Scene const& scene, ValidationOptions options) {
   for (std::size_t i = 0; i < scene.sources.size(); ++i) {
     auto const& s = scene.sources[i];
     if (s.x < 0 || s.x >= scene.nx || s.y < 0 || s.y >= scene.ny) {
-      fail("source " + std::to_string(i) + " at " + position(s.x, s.y) +
-           " lies outside the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
-           " grid");
+      fail("source " + std::to_string(i) + " at " + position(s.x, s.y) + " lies outside the " +
+           std::to_string(scene.nx) + " x " + std::to_string(scene.ny) + " grid");
     }
     if (!taken.insert({s.x, s.y}).second) {
       fail("two sources share the cell " + position(s.x, s.y));
@@ -134,8 +133,7 @@ void validate(Scene const& scene, ValidationOptions options) {
   }
   // Only an allowed unstable step can get here with κ beyond float.
   if (!std::isfinite(float(courant * courant))) {
-    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) +
-         " is beyond single precision");
+    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) + " is beyond single precision");
   }
 }
 

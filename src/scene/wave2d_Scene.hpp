@@ -34,10 +34,10 @@ struct Scene {
   std::string name;
   std::int32_t nx = 0;
   std::int32_t ny = 0;
-  float c = 1.0f;    // wave speed, unless `speed` is given
-  float dx = 1.0f;   // cell size
-  float dt = 0.25f;  // time step
-  float t0 = 0.0f;   // time of step 0
+  float c = 1.0f;          // wave speed, unless `speed` is given
+  float dx = 1.0f;         // cell size
+  float dt = 0.25f;        // time step
+  float t0 = 0.0f;         // time of step 0
   std::int64_t steps = 0;  // default number of steps of a run
   Damping damping;
   std::vector<std::uint8_t> walls;  // nx * ny, row-major, nonzero = wall; empty = none

@@ -53,25 +53,24 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
 #endif
   std::vector<Backend<ExecutionSpace, MemorySpace>> list;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    list.push_back({"reference", "sequential reference (the oracle), evaluates the scene per cell",
-                    [](ExecutionSpace const&, Scene const& scene, C const& c) -> Made {
-                      return std::make_unique<
-                          reference::ReferenceStepper<ExecutionSpace, MemorySpace>>(scene,
-                                                                                    c.window());
-                    }});
+    list.push_back(
+        {"reference", "sequential reference (the oracle), evaluates the scene per cell",
+         [](ExecutionSpace const&, Scene const& scene, C const& c) -> Made {
+           return std::make_unique<reference::ReferenceStepper<ExecutionSpace, MemorySpace>>(
+               scene, c.window());
+         }});
   }
   list.push_back({"kokkos-mdrange", "portable Kokkos MDRangePolicy, one launch per step",
                   [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                     return std::make_unique<kokkos::MDRangeStepper<ExecutionSpace, MemorySpace>>(c);
                   },
                   !hand_written_cuda});
-  list.push_back({"kokkos-tiled",
-                  "portable Kokkos TeamPolicy, team-scratch windows fusing T steps per launch",
-                  [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
-                    return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(
-                        space, c);
-                  },
-                  false, kokkos::tiled_shape_for<ExecutionSpace>().steps});
+  list.push_back(
+      {"kokkos-tiled", "portable Kokkos TeamPolicy, team-scratch windows fusing T steps per launch",
+       [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
+         return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(space, c);
+       },
+       false, kokkos::tiled_shape_for<ExecutionSpace>().steps});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",
@@ -114,8 +113,8 @@ Backend<ExecutionSpace, MemorySpace> find_backend(std::string_view name) {
     if (backend.name == name) return backend;
     known += (known.empty() ? "" : ", ") + std::string(backend.name);
   }
-  throw UnknownBackend("unknown backend '" + std::string(name) + "' on " +
-                       ExecutionSpace::name() + " (available: " + known + ")");
+  throw UnknownBackend("unknown backend '" + std::string(name) + "' on " + ExecutionSpace::name() +
+                       " (available: " + known + ")");
 }
 
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>

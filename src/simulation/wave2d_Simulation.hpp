@@ -39,8 +39,8 @@ class Simulation {
 
   // Validates the scene (SceneError), picks the backend (UnknownBackend), precomputes
   // the coefficients and starts from u0 = u1 = 0 at step 0.
-  Simulation(ExecutionSpace const& space, Scene scene,
-             std::string_view backend = "kokkos-mdrange", ValidationOptions options = {})
+  Simulation(ExecutionSpace const& space, Scene scene, std::string_view backend = "kokkos-mdrange",
+             ValidationOptions options = {})
       : Simulation(space, std::move(scene), std::nullopt, backend, options) {}
 
   // The same on a window of the scene's grid (std::invalid_argument if it does not fit).
@@ -102,8 +102,7 @@ class Simulation {
   template <class View>
   static constexpr bool is_row_major_field = [] {
     if constexpr (Kokkos::is_view<View>::value) {
-      return View::rank == 2 &&
-             std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> &&
+      return View::rank == 2 && std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> &&
              std::is_same_v<std::remove_const_t<typename View::value_type>, float>;
     } else {
       return false;

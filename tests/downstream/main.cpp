@@ -15,8 +15,8 @@ int main(int argc, char* argv[]) {
   wave2d::Simulation<ExecutionSpace> simulation(space, scene, "kokkos-mdrange");
   simulation.advance(space, 100);
 
-  auto const current = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                                           simulation.current());
+  auto const current =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), simulation.current());
   double energy = 0.0;
   for (std::size_t y = 0; y < current.extent(0); ++y) {
     for (std::size_t x = 0; x < current.extent(1); ++x) energy += current(y, x) * current(y, x);

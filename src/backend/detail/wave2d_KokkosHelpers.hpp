@@ -12,8 +12,8 @@ namespace wave2d::Details {
 template <class ExecutionSpace, class View>
 void fill(ExecutionSpace const& space, View const& view, typename View::value_type value,
           std::string const& label) {
-  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace,
-                                           typename View::memory_space>::accessible);
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename View::memory_space>::accessible);
   auto* data = view.data();
   Kokkos::parallel_for(
       label, Kokkos::RangePolicy<ExecutionSpace>(space, 0, view.span()),

@@ -78,16 +78,15 @@ std::string read_input_file(std::filesystem::path const& path, std::string_view 
   // Non-blocking: opening a FIFO must not wait for a writer before it is refused.
   FileDescriptor const file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (file.get() < 0) {
-    fail(path, errno == ENOENT ? "no such " + std::string(kind)
-                               : "cannot open the " + std::string(kind) + ": " +
-                                     std::strerror(errno));
+    fail(path, errno == ENOENT
+                   ? "no such " + std::string(kind)
+                   : "cannot open the " + std::string(kind) + ": " + std::strerror(errno));
   }
   struct stat status {};
   if (::fstat(file.get(), &status) != 0) fail(path, std::strerror(errno));
-  std::string const a_kind = (std::string_view("aeiou").find(kind.front()) != std::string_view::npos
-                                  ? "an "
-                                  : "a ") +
-                             std::string(kind);
+  std::string const a_kind =
+      (std::string_view("aeiou").find(kind.front()) != std::string_view::npos ? "an " : "a ") +
+      std::string(kind);
   if (S_ISDIR(status.st_mode)) fail(path, "is a directory, not " + a_kind);
   if (!S_ISREG(status.st_mode)) {
     fail(path, "is not a regular file (a device, FIFO or socket), so not " + a_kind);

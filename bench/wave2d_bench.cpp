@@ -172,14 +172,18 @@ class SimulationCase final : public Case<ExecutionSpace> {
 
 // kokkos-mdrange with an order and tile of our choosing, over the same coefficients
 // and fields as the Simulation's.
-template <class ExecutionSpace, class Order>
-class TunedMDRangeCase final : public Case<ExecutionSpace> {
+// A stepper of our choosing (kokkos-mdrange's order and tile, kokkos-tiled's shape) over
+// its own coefficients and fields.
+template <class ExecutionSpace, class Stepper>
+class StepperCase final : public Case<ExecutionSpace> {
   using MemorySpace = typename ExecutionSpace::memory_space;
 
  public:
-  TunedMDRangeCase(ExecutionSpace const& space, Scene const& scene, std::array<int, 2> tile)
+  // `make(space, coefficients)` builds the stepper.
+  template <class Make>
+  StepperCase(ExecutionSpace const& space, Scene const& scene, Make const& make)
       : coefficients_(make_coefficients<ExecutionSpace>(space, scene)),
-        stepper_(coefficients_, tile) {
+        stepper_(make(space, coefficients_)) {
     auto const field = [&](std::string const& name) {
       return Field<MemorySpace>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, name),
                                 scene.ny, scene.nx);
@@ -199,39 +203,7 @@ class TunedMDRangeCase final : public Case<ExecutionSpace> {
 
  private:
   Coefficients<MemorySpace> coefficients_;
-  kokkos::MDRangeStepper<ExecutionSpace, MemorySpace, Order> stepper_;
-  FieldPair<MemorySpace> fields_;
-};
-
-// kokkos-tiled with a shape of our choosing (tile, T; the space's team and vector sizes).
-template <class ExecutionSpace>
-class TunedTiledCase final : public Case<ExecutionSpace> {
-  using MemorySpace = typename ExecutionSpace::memory_space;
-
- public:
-  TunedTiledCase(ExecutionSpace const& space, Scene const& scene, kokkos::TiledShape shape)
-      : coefficients_(make_coefficients<ExecutionSpace>(space, scene)),
-        stepper_(space, coefficients_, shape) {
-    auto const field = [&](std::string const& name) {
-      return Field<MemorySpace>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, name),
-                                scene.ny, scene.nx);
-    };
-    fields_.previous = field("wave2d::bench::previous");
-    fields_.current = field("wave2d::bench::current");
-  }
-  void reset(ExecutionSpace const& space) override {
-    Kokkos::deep_copy(space, fields_.previous, 0.0f);
-    Kokkos::deep_copy(space, fields_.current, 0.0f);
-    fields_.step = 0;
-  }
-  void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
-    stepper_.advance(space, fields_, n_steps);
-  }
-  std::string configuration() const { return stepper_.configuration(); }
-
- private:
-  Coefficients<MemorySpace> coefficients_;
-  kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper_;
+  Stepper stepper_;
   FieldPair<MemorySpace> fields_;
 };
 
@@ -544,7 +516,11 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
                                           plan.options.tuning_steps, "tuning cap");
       validate(work.scene);
       require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
-      auto run = std::make_unique<TunedMDRangeCase<ExecutionSpace, Order>>(space, work.scene, tile);
+      using MDRange =
+          kokkos::MDRangeStepper<ExecutionSpace, typename ExecutionSpace::memory_space, Order>;
+      auto run = std::make_unique<StepperCase<ExecutionSpace, MDRange>>(
+          space, work.scene,
+          [&](ExecutionSpace const&, auto const& c) { return MDRange(c, tile); });
       run->steps_per_run = work.steps;
       run->label = stencil_label("kokkos-mdrange", plan.info,
                                  run->configuration() + (is_default ? " (default)" : ""), work);
@@ -606,7 +582,10 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
                                           plan.options.tuning_steps, "tuning cap");
       validate(work.scene);
       require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
-      auto run = std::make_unique<TunedTiledCase<ExecutionSpace>>(space, work.scene, shape);
+      using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
+      auto run = std::make_unique<StepperCase<ExecutionSpace, Tiled>>(
+          space, work.scene,
+          [&](ExecutionSpace const& s, auto const& c) { return Tiled(s, c, shape); });
       run->steps_per_run = work.steps;
       run->label = stencil_label("kokkos-tiled", plan.info,
                                  run->configuration() + (is_default ? " (default)" : ""), work);

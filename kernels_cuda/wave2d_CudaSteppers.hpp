@@ -49,14 +49,7 @@ class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                std::int64_t n_steps) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-shmem::advance");
-    if (scratch_.previous.size() != fields.previous.size()) {
-      auto const ny = fields.previous.extent(0);
-      auto const nx = fields.previous.extent(1);
-      scratch_.previous =
-          Details::allocate<Field<MemorySpace>>(space, "wave2d::cuda-shmem::scratch0", ny, nx);
-      scratch_.current =
-          Details::allocate<Field<MemorySpace>>(space, "wave2d::cuda-shmem::scratch1", ny, nx);
-    }
+    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
     auto const result = advance_shmem(tile_, coefficients_.params(),
                                       {fields.previous.data(), fields.current.data()},
                                       {scratch_.previous.data(), scratch_.current.data()},

@@ -274,14 +274,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                std::int64_t n_steps) override {
     if (n_steps <= 0) return;
     Kokkos::Profiling::ScopedRegion region("wave2d::kokkos-tiled::advance");
-    if (scratch_.previous.size() != fields.previous.size()) {
-      auto const ny = fields.previous.extent(0);
-      auto const nx = fields.previous.extent(1);
-      scratch_.previous =
-          Details::allocate<Field<MemorySpace>>(space, "wave2d::kokkos-tiled::scratch0", ny, nx);
-      scratch_.current =
-          Details::allocate<Field<MemorySpace>>(space, "wave2d::kokkos-tiled::scratch1", ny, nx);
-    }
+    Details::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
     if (coefficients_.params().kappa == nullptr) {
       run<true>(space, fields, n_steps);
     } else {

@@ -6,6 +6,7 @@
 #include <wave2d_KokkosCompat.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace wave2d::Details {
 
@@ -41,6 +42,22 @@ void copy(ExecutionSpace const& space, Dst const& dst, Src const& src, std::stri
 template <class View, class ExecutionSpace, class... Extents>
 View allocate(ExecutionSpace const& space, std::string const& label, Extents... extents) {
   return View(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), extents...);
+}
+
+// Gives `scratch` the shape of `fields` unless it has it: the other pair of a kernel that
+// reads one pair and writes the other.
+template <class ExecutionSpace, class Pair>
+void match_scratch(ExecutionSpace const& space, Pair& scratch, Pair const& fields,
+                   std::string const& label) {
+  if (scratch.previous.extent(0) == fields.previous.extent(0) &&
+      scratch.previous.extent(1) == fields.previous.extent(1)) {
+    return;
+  }
+  using View = std::remove_cvref_t<decltype(fields.previous)>;
+  auto const ny = fields.previous.extent(0);
+  auto const nx = fields.previous.extent(1);
+  scratch.previous = allocate<View>(space, label + "0", ny, nx);
+  scratch.current = allocate<View>(space, label + "1", ny, nx);
 }
 
 }  // namespace wave2d::Details

@@ -501,6 +501,27 @@ void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
 #endif
 }
 
+// A stepper that `make` builds, on the tuning scene, labelled and counted.
+template <class ExecutionSpace, class Stepper, class Make>
+std::unique_ptr<StepperCase<ExecutionSpace, Stepper>> tuning_case(ExecutionSpace const& space,
+                                                                  SpacePlan const& plan,
+                                                                  std::string const& backend,
+                                                                  bool is_default,
+                                                                  Make const& make) {
+  Workload const work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
+                                            plan.options.tuning_steps, "tuning cap");
+  validate(work.scene);
+  require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
+  auto run = std::make_unique<StepperCase<ExecutionSpace, Stepper>>(space, work.scene, make);
+  run->steps_per_run = work.steps;
+  run->label = stencil_label(backend, plan.info,
+                             run->configuration() + (is_default ? " (default)" : ""), work);
+  run->counters = stencil_counters(work);
+  run->bytes_per_run = bytes_per_run(work);
+  run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+  return run;
+}
+
 // Tiles are in the order's own dimension order: (x, y) for XY, (y, x) for YX.
 template <class ExecutionSpace, class Order>
 void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
@@ -512,21 +533,11 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
       "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" + tile_name;
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-      Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
-                                          plan.options.tuning_steps, "tuning cap");
-      validate(work.scene);
-      require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
       using MDRange =
           kokkos::MDRangeStepper<ExecutionSpace, typename ExecutionSpace::memory_space, Order>;
-      auto run = std::make_unique<StepperCase<ExecutionSpace, MDRange>>(
-          space, work.scene,
+      auto run = tuning_case<ExecutionSpace, MDRange>(
+          space, plan, "kokkos-mdrange", is_default,
           [&](ExecutionSpace const&, auto const& c) { return MDRange(c, tile); });
-      run->steps_per_run = work.steps;
-      run->label = stencil_label("kokkos-mdrange", plan.info,
-                                 run->configuration() + (is_default ? " (default)" : ""), work);
-      run->counters = stencil_counters(work);
-      run->bytes_per_run = bytes_per_run(work);
-      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
       using benchmark::Counter;
       run->counters.emplace_back("tile_x", Counter(xy ? tile[0] : tile[1]));
       run->counters.emplace_back("tile_y", Counter(xy ? tile[1] : tile[0]));
@@ -578,20 +589,10 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
                            std::to_string(tile_y) + "/T" + std::to_string(steps);
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
-      Workload work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
-                                          plan.options.tuning_steps, "tuning cap");
-      validate(work.scene);
-      require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
-      auto run = std::make_unique<StepperCase<ExecutionSpace, Tiled>>(
-          space, work.scene,
+      auto run = tuning_case<ExecutionSpace, Tiled>(
+          space, plan, "kokkos-tiled", is_default,
           [&](ExecutionSpace const& s, auto const& c) { return Tiled(s, c, shape); });
-      run->steps_per_run = work.steps;
-      run->label = stencil_label("kokkos-tiled", plan.info,
-                                 run->configuration() + (is_default ? " (default)" : ""), work);
-      run->counters = stencil_counters(work);
-      run->bytes_per_run = bytes_per_run(work);
-      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
       using benchmark::Counter;
       run->counters.emplace_back("tile_x", Counter(tile_x));
       run->counters.emplace_back("tile_y", Counter(tile_y));

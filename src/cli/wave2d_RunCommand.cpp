@@ -231,18 +231,37 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
   return stepping;
 }
 
-template <class ExecutionSpace>
-void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
-                   RunPlan const& plan, std::int64_t frames) {
+// What the run is, before it starts.
+void print_run(RunPlan const& plan, std::string const& space) {
+  print_line("scene", plan.scene_label);
+  print_line("grid", std::to_string(plan.scene.nx) + " x " + std::to_string(plan.scene.ny));
+  print_line("steps", std::to_string(plan.steps));
+  print_line("backend", plan.backend);
+  print_line("space", space);
+}
+
+void print_timing(RunPlan const& plan, double seconds) {
+  if (plan.steps == 0) return;
+  std::ostringstream time, throughput;
+  time << std::setprecision(4) << seconds << " s";
+  throughput << std::setprecision(4)
+             << double(plan.scene.cells()) * double(plan.steps) / seconds / 1e9 << " GCells/s";
+  print_line("time", time.str());
+  print_line("throughput", throughput.str());
+}
+
+// The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
+// frames written before.
+void write_results(RunPlan const& plan, std::vector<float> const& previous,
+                   std::vector<float> const& current, std::int64_t frames) {
   Scene const& scene = plan.scene;
   if (plan.npy_file) {
     create_parent_directories(*plan.npy_file);
-    write_npy(*plan.npy_file, to_host(space, simulation.previous()),
-              to_host(space, simulation.current()), scene.nx, scene.ny);
+    write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
     std::cout << "wrote " << plan.npy_file->string() << "\n";
   }
   if (plan.images) {
-    write_image(plan.files.image(), to_host(space, simulation.current()), scene);
+    write_image(plan.files.image(), current, scene);
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   if (frames > 0) {
@@ -250,6 +269,13 @@ void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const
               << plan.files.frame(frames - 1).filename().string() << "\n";
     make_video(plan.files, frames, std::cout, std::cerr);
   }
+}
+
+template <class ExecutionSpace>
+void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
+                   RunPlan const& plan, std::int64_t frames) {
+  write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
+                frames);
 }
 
 template <class ExecutionSpace>
@@ -266,11 +292,7 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
                  "rebuild)\n";
   }
 
-  print_line("scene", plan.scene_label);
-  print_line("grid", std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
-  print_line("steps", std::to_string(plan.steps));
-  print_line("backend", plan.backend);
-  print_line("space", describe(space));
+  print_run(plan, describe(space));
   std::cout << std::flush;
 
   auto simulation = start_simulation(space, plan);
@@ -290,15 +312,7 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     }
     throw std::runtime_error(message);
   }
-  if (plan.steps > 0) {
-    std::ostringstream time, throughput;
-    time << std::setprecision(4) << stepping.seconds << " s";
-    throughput << std::setprecision(4)
-               << double(scene.cells()) * double(plan.steps) / stepping.seconds / 1e9
-               << " GCells/s";
-    print_line("time", time.str());
-    print_line("throughput", throughput.str());
-  }
+  print_timing(plan, stepping.seconds);
   write_results(space, simulation, plan, stepping.frames);
 }
 
@@ -355,11 +369,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   DistributedSimulation<ExecutionSpace> simulation(MPI_COMM_WORLD, space, scene, plan.backend,
                                                    options);
   if (root) {
-    print_line("scene", plan.scene_label);
-    print_line("grid", std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
-    print_line("steps", std::to_string(plan.steps));
-    print_line("backend", plan.backend);
-    print_line("space", describe(space));
+    print_run(plan, describe(space));
     print_line("ranks", std::to_string(simulation.ranks()[0]) + " x " +
                             std::to_string(simulation.ranks()[1]) + ", halo " +
                             std::to_string(simulation.window().halo) + ", exchange " +
@@ -408,28 +418,8 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   }
   auto const fields = gather_finite();
   if (!root) return;
-  if (plan.steps > 0) {
-    std::ostringstream time, throughput;
-    time << std::setprecision(4) << seconds << " s";
-    throughput << std::setprecision(4) << double(scene.cells()) * double(plan.steps) / seconds / 1e9
-               << " GCells/s";
-    print_line("time", time.str());
-    print_line("throughput", throughput.str());
-  }
-  if (plan.npy_file) {
-    create_parent_directories(*plan.npy_file);
-    write_npy(*plan.npy_file, fields.first, fields.second, scene.nx, scene.ny);
-    std::cout << "wrote " << plan.npy_file->string() << "\n";
-  }
-  if (plan.images) {
-    write_image(plan.files.image(), fields.second, scene);
-    std::cout << "wrote " << plan.files.image().string() << "\n";
-  }
-  if (frames > 0) {
-    std::cout << "wrote " << frames << " frames " << plan.files.frame(0).string() << " .. "
-              << plan.files.frame(frames - 1).filename().string() << "\n";
-    make_video(plan.files, frames, std::cout, std::cerr);
-  }
+  print_timing(plan, seconds);
+  write_results(plan, fields.first, fields.second, frames);
 }
 #endif
 

@@ -41,10 +41,6 @@ struct Window {
   // Where the owned cells start in the local grid.
   constexpr std::int32_t owned_x() const { return x0 - origin_x(); }
   constexpr std::int32_t owned_y() const { return y0 - origin_y(); }
-
-  constexpr bool is_whole_grid() const {
-    return local_nx() == global_nx && local_ny() == global_ny && nx == global_nx && ny == global_ny;
-  }
 };
 
 // Throws std::invalid_argument unless the owned cells are a non-empty part of the grid

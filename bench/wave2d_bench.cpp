@@ -197,7 +197,7 @@ class StepperCase final : public Case<ExecutionSpace> {
     fields_.step = 0;
   }
   void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
-    stepper_.advance(space, fields_, n_steps);
+    stepper_.advance(space, fields_, n_steps, Receivers{});
   }
   std::string configuration() const { return stepper_.configuration(); }
 

@@ -4,6 +4,7 @@
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
+#include <cli/wave2d_ReceiverFiles.hpp>
 #include <io/wave2d_Output.hpp>
 #include <io/wave2d_SceneFile.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
@@ -48,6 +49,8 @@ struct RunPlan {
   OutputFiles files;
   std::optional<fs::path> npy_file;
   bool keep_last_finite = false;
+  bool receivers = false;  // writes the receivers' NPY and CSV
+  bool receivers_plot = false;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -253,8 +256,22 @@ void print_timing(RunPlan const& plan, double seconds) {
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
 // frames written before.
 void write_results(RunPlan const& plan, std::vector<float> const& previous,
-                   std::vector<float> const& current, std::int64_t frames) {
+                   std::vector<float> const& current, std::int64_t frames,
+                   std::optional<ReceiverTrace> const& trace) {
   Scene const& scene = plan.scene;
+  if (trace) {
+    fs::path const npy = plan.files.receivers("npy");
+    fs::path const csv = plan.files.receivers("csv");
+    create_parent_directories(npy);
+    write_npy(npy, trace->values, trace->rows(), std::int64_t(trace->names.size()));
+    write_receivers_csv(csv, *trace);
+    std::cout << "wrote " << npy.string() << ", " << csv.filename().string();
+    if (plan.receivers_plot) {
+      plot_receivers(plan.files.receivers("png"), *trace);
+      std::cout << ", " << plan.files.receivers("png").filename().string();
+    }
+    std::cout << " (" << trace->names.size() << " receivers, " << trace->rows() << " rows)\n";
+  }
   if (plan.npy_file) {
     create_parent_directories(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
@@ -271,11 +288,25 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   }
 }
 
+ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
+  return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
+}
+
+// The receivers' trace when the plan writes it and it holds the whole run (a run that
+// went back to its last finite state has restarted it).
+template <class ExecutionSpace>
+std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
+                                      Simulation<ExecutionSpace> const& simulation,
+                                      RunPlan const& plan) {
+  if (!plan.receivers || simulation.receivers_first_step() != 0) return std::nullopt;
+  return make_trace(plan.scene, to_host(space, simulation.receivers()), 0);
+}
+
 template <class ExecutionSpace>
 void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
                    RunPlan const& plan, std::int64_t frames) {
   write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
-                frames);
+                frames, trace_of(space, simulation, plan));
 }
 
 template <class ExecutionSpace>
@@ -291,11 +322,16 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     std::cerr << "wave2d: note: built without libpng, so no images (install libpng-dev and "
                  "rebuild)\n";
   }
+  if (plan.receivers && !plan.receivers_plot) {
+    std::cerr << "wave2d: note: built without libplot, so no plot of the receivers (install "
+                 "libplot-dev and rebuild)\n";
+  }
 
   print_run(plan, describe(space));
   std::cout << std::flush;
 
   auto simulation = start_simulation(space, plan);
+  if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
   print_line("configuration", simulation.configuration());
   std::cout << std::flush;
   Stepping const stepping = step(space, simulation, plan);
@@ -417,9 +453,12 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     if (root) progress->update(simulation.steps_done());
   }
   auto const fields = gather_finite();
+  auto receivers = plan.receivers ? simulation.gather_receivers(space) : std::vector<float>();
   if (!root) return;
   print_timing(plan, seconds);
-  write_results(plan, fields.first, fields.second, frames);
+  write_results(
+      plan, fields.first, fields.second, frames,
+      plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0)) : std::nullopt);
 }
 #endif
 
@@ -518,6 +557,15 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     plan.npy_file = *options.npy_file;
     files.npy = plan.npy_file;
     check_can_write(*plan.npy_file);
+  }
+  if (!plan.scene.receivers.empty() && !options.no_receivers) {
+    plan.receivers = true;
+    plan.receivers_plot = can_plot_receivers();
+    for (char const* extension : {"npy", "csv", "png"}) {
+      if (extension == std::string_view("png") && !plan.receivers_plot) continue;
+      files.receivers.push_back(plan.files.receivers(extension));
+      check_can_write(files.receivers.back());
+    }
   }
   check_distinct(files);
   remove_temporary_files_on_signals();

@@ -42,10 +42,13 @@ struct MDRangeTiling {
 };
 
 // One step: u_prev <- u(t + dt), given u_prev = u(t - dt) and u = u(t). With Record,
-// the threads of the first cells also record the receivers' u(t), the state after
-// `steps_done` steps, which no thread writes: the receivers cost no launch of their own
-// (measured cheaper than a kernel per step on OpenMP: bench Receivers), and the stepper
-// records the last state once per advance.
+// the threads of the first row also record the receivers' u(t), the state after
+// `steps_done` steps, which no thread writes: no launch of their own, and the stepper
+// records the last state once per advance. Used on devices, where a launch per step
+// costs microseconds (as cuda-naive does); on host spaces that test in every cell's
+// update cost 10% of a double-slit-small run on Serial and a small kernel per step
+// nothing measurable (bench receivers/, 10 interleaved repetitions on a shared 2-core
+// machine), so there the stepper launches that instead.
 template <bool UniformKappa, bool Record>
 struct MDRangeStep {
   KernelParams params;
@@ -57,11 +60,12 @@ struct MDRangeStep {
   KOKKOS_FUNCTION void update(int y, int x) const {
     std::int64_t const i = y * params.pitch + x;
     if constexpr (Record) {
-      std::int64_t const cells = std::int64_t(params.nx) * params.ny;
-      for (std::int64_t r = std::int64_t(y) * params.nx + x; r < params.receivers.count;
-           r += cells) {
-        ReceiverCell const cell = params.receivers.cells[r];
-        params.receivers.record(std::int32_t(r), steps_done, u[cell.y * params.pitch + cell.x]);
+      // Row 0's threads: a test the host loop over x hoists out of it.
+      if (y == 0) {
+        for (int r = x; r < params.receivers.count; r += params.nx) {
+          ReceiverCell const cell = params.receivers.cells[r];
+          params.receivers.record(r, steps_done, u[cell.y * params.pitch + cell.x]);
+        }
       }
     }
     u_prev[i] = params.next_value<UniformKappa>(i, u_prev[i], u, t);
@@ -93,7 +97,7 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
     uniform ? run<true, true>(space, params, fields, n_steps)
             : run<false, true>(space, params, fields, n_steps);
-    if (n_steps > 0) {
+    if (n_steps > 0 && !on_host) {
       record_receivers(space, receivers, fields.current.data(), params.pitch, fields.step);
     }
   }
@@ -103,6 +107,9 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   }
 
  private:
+  static constexpr bool on_host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
   template <bool UniformKappa, bool Record>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {
@@ -112,11 +119,15 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                               ? Policy(space, {0, 0}, {params.nx, params.ny}, {tile_[0], tile_[1]})
                               : Policy(space, {0, 0}, {params.ny, params.nx}, {tile_[0], tile_[1]});
     for (std::int64_t s = 0; s < n_steps; ++s, ++fields.step) {
-      MDRangeStep<UniformKappa, Record> const step{params, fields.previous.data(),
-                                                   fields.current.data(), params.time(fields.step),
-                                                   fields.step};
+      MDRangeStep<UniformKappa, Record && !on_host> const step{
+          params, fields.previous.data(), fields.current.data(), params.time(fields.step),
+          fields.step};
       Kokkos::parallel_for("wave2d::kokkos-mdrange::step", policy, step);
       std::swap(fields.previous, fields.current);
+      if constexpr (Record && on_host) {
+        record_receivers(space, params.receivers, fields.current.data(), params.pitch,
+                         fields.step + 1);
+      }
     }
   }
 

@@ -98,11 +98,11 @@ class Simulation {
   // receivers_first_step() + r steps, for every step up to steps_done(); so
   // (steps_done() + 1) x receivers after a run from step 0. The trace restarts, with
   // the fields' u(t_n) as row 0, at reset(), set_state() and restart_receivers(). Its
-  // buffer grows by doubling (at least to what each advance() needs): 4 bytes per receiver
-  // and step, kept until the trace restarts (reserve_receivers() allocates exactly what
-  // a run needs, once). A window's simulation records the receivers
-  // of its owned cells; the other columns stay 0. The view may change with the next
-  // advance(): take it again after it.
+  // buffer grows by doubling (at least to what each advance() needs): 4 bytes per
+  // receiver and step, kept until the trace restarts (reserve_receivers() allocates
+  // exactly what a run needs, once). A window's simulation records the receivers of its
+  // owned cells; the other columns stay 0. The view may change with the next advance():
+  // take it again after it.
   trace_type receivers() const {
     auto const rows = std::size_t(fields_.step - trace_first_step_ + 1);
     return Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL);

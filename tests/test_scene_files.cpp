@@ -375,7 +375,7 @@ TEST(SceneFile, DocumentationExamplesLoadAndValidate) {
     SCOPED_TRACE(file.string());
     load_and_validate(file);
   }
-  EXPECT_EQ(blocks, 2);
+  EXPECT_EQ(blocks, 3);
 }
 
 constexpr std::string_view grid_and_time = "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\n";

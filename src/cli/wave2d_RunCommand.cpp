@@ -614,6 +614,9 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   if (options.resume_file) {
     plan.resume_file = *options.resume_file;
     files.resume = plan.resume_file;
+  }
+  check_distinct(files);
+  if (plan.resume_file) {
     try {
       plan.resume = read_checkpoint(*plan.resume_file);
       // The scene now; the backend's numerics once it is set up.
@@ -627,7 +630,6 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
                        std::to_string(plan.steps) + " steps (--steps counts from step 0)");
     }
   }
-  check_distinct(files);
   remove_temporary_files_on_signals();
   using Default = Kokkos::DefaultExecutionSpace;
   using Host = Kokkos::DefaultHostExecutionSpace;

@@ -847,6 +847,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"checkpoint_is_the_scene_file",
                  "run --scene @/tiny.toml --checkpoint-every 5 @/tiny.toml +",
                  "would overwrite the input '", reads_a_scene_file},
+        BadInput{"checkpoint_where_no_file_can_be_made",
+                 "run --scene double-slit-small --checkpoint-every 5 /proc/ck +",
+                 "cannot write '/proc/ck'"},
+        BadInput {
+          "checkpoint_of_a_distributed_run",
+              "run --scene double-slit-small --ranks 2x1 --checkpoint-every 5 ck +",
+#if defined(WAVE2D_HAVE_MPI)
+              "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints"
+#else
+              "--ranks: this build of wave2d has no MPI"
+#endif
+        },
         BadInput{"resumed_checkpoint_is_the_npy",
                  "run --scene double-slit-small --resume @/blocker --save-npy @/blocker",
                  "would overwrite the checkpoint resumed"},

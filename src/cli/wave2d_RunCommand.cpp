@@ -212,7 +212,7 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.previous = to_host(space, simulation.previous());
   data.current = to_host(space, simulation.current());
   create_parent_directories(plan.checkpoint_file);
-  write_checkpoint(plan.checkpoint_file, data);
+  wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
 
 // The next step at which the run stops for something: a frame, a checkpoint.

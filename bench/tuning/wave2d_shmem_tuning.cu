@@ -1,6 +1,7 @@
 // Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
 // how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
 //   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
+//                       [--only SUBSTRING]
 #include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   std::string scene_name = "double-slit";
   std::int64_t steps = -1;
   int repetitions = 3;
-  std::string csv;
+  std::string csv, only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const arg = argv[i];
     if (arg == "--scene")
@@ -97,6 +98,8 @@ int main(int argc, char** argv) {
       repetitions = std::stoi(argv[i + 1]);
     else if (arg == "--csv")
       csv = argv[i + 1];
+    else if (arg == "--only")
+      only = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -149,6 +152,15 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<108, 108, 1, 16, 10, 0>());
     variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
+    // --only SUBSTRING keeps cuda-naive (the reference of the ratios) and the matching ones.
+    if (!only.empty()) {
+      variants.erase(std::remove_if(variants.begin(), variants.end(),
+                                    [&](Variant const& v) {
+                                      return v.name.find("naive") == std::string::npos &&
+                                             v.name.find(only) == std::string::npos;
+                                    }),
+                     variants.end());
+    }
 
     std::vector<float> naive_previous, naive_current;
     double naive_ms = 0;

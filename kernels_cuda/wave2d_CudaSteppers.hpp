@@ -75,17 +75,16 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   StreamStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients)
       : coefficients_(std::move(coefficients)),
         layout_(stream_layout(coefficients_.params(), space.cuda_device())),
-        kinds_(Details::allocate<Kokkos::View<std::uint8_t*, MemorySpace>>(
-            space, "wave2d::cuda-stream::window_kinds",
-            std::size_t(layout_.strips) * layout_.segments)) {
-    classify_stream_windows(coefficients_.params(), layout_, kinds_.data(), space.cuda_stream());
+        plan_(Details::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
+            space, "wave2d::cuda-stream::plan", stream_plan_size(layout_))) {
+    plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
   }
 
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                std::int64_t n_steps) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-stream::advance");
     Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
-    auto const result = advance_stream(coefficients_.params(), layout_, kinds_.data(),
+    auto const result = advance_stream(coefficients_.params(), layout_, plan_.data(),
                                        {fields.previous.data(), fields.current.data()},
                                        {scratch_.previous.data(), scratch_.current.data()},
                                        fields.step, n_steps, space.cuda_stream());
@@ -102,7 +101,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
  private:
   Coefficients<MemorySpace> coefficients_;
   StreamLayout layout_;
-  Kokkos::View<std::uint8_t*, MemorySpace> kinds_;
+  Kokkos::View<std::uint32_t*, MemorySpace> plan_;
   FieldPair<MemorySpace> scratch_;
 };
 

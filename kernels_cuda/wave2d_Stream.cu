@@ -13,15 +13,15 @@ StreamLayout stream_layout(KernelParams const& params, int device) {
 
 std::string describe(StreamLayout const& layout) { return Shape::describe(layout); }
 
-void classify_stream_windows(KernelParams const& params, StreamLayout const& layout,
-                             std::uint8_t* kinds, cudaStream_t stream) {
-  classify_stream_windows_of<Shape>(params, layout, kinds, stream);
+void plan_stream_windows(KernelParams const& params, StreamLayout const& layout,
+                         std::uint32_t* plan, cudaStream_t stream) {
+  plan_stream_windows_of<Shape>(params, layout, plan, stream);
 }
 
 FieldPointers advance_stream(KernelParams const& params, StreamLayout const& layout,
-                             std::uint8_t const* kinds, FieldPointers fields, FieldPointers scratch,
+                             std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
                              std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream) {
-  return advance_stream_of<Shape>(params, layout, kinds, fields, scratch, first_step, n_steps,
+  return advance_stream_of<Shape>(params, layout, plan, fields, scratch, first_step, n_steps,
                                   stream);
 }
 

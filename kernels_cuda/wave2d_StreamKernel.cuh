@@ -26,16 +26,19 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace wave2d::cuda {
 
 // RowsUnrolled: 3 names each level's three rows by the row's phase (no register moves,
 // three times the code); 1 moves them down after each row (a third of the code).
-template <int FusedSteps, int RowsUnrolled = 1>
+template <int FusedSteps, int RowsUnrolled = 1, int BlocksPerSM = 3>
 struct StreamShape {
   static_assert(RowsUnrolled == 1 || RowsUnrolled == 3);
   static constexpr int steps = FusedSteps;
+  static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
   static constexpr int rows_unrolled = RowsUnrolled;
   static constexpr int cells_x = 4;  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
@@ -50,7 +53,8 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (RowsUnrolled == 3 ? ", rows unrolled" : "");
+           (RowsUnrolled == 3 ? ", rows unrolled" : "") +
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
 
@@ -65,6 +69,10 @@ struct Window {
   int y0;      // first output row
   int y_end;   // one past the last output row
 };
+
+// A plan entry: the window's index, and its kind in the top bits.
+inline constexpr int window_kind_shift = 30;
+inline constexpr std::uint32_t window_index_mask = (1u << window_kind_shift) - 1;
 
 template <class Shape>
 __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
@@ -119,9 +127,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
 
   int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
   int const r_end = w.y_end + T - 1;
-  // Per-cell coefficients of a row, fixed-zero outside the grid. Each is loaded a level
-  // (the first level: a row) before it is used, so that the walk does not wait for it.
-  constexpr bool per_cell = Kind != StreamWindowKind::interior || !UniformKappa;
+  // Per-cell coefficients of a row, fixed-zero outside the grid.
   auto load_coefficients = [&](int row, float (&code)[C], float (&kappa)[C]) {
     if constexpr (Kind != StreamWindowKind::interior) {
       load_row(p.code, row, code);
@@ -137,10 +143,8 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   };
 
   float next_current[C], next_previous[C];
-  [[maybe_unused]] float next_code[C], next_kappa[C];
   load_row(in.current, r + 1, next_current);
   load_row(in.previous, r, next_previous);
-  if constexpr (per_cell) load_coefficients(r, next_code, next_kappa);
 
   // One row of the walk; P: the phase of r, the ring slot that takes each level's row.
   auto step_row = [&](auto phase) {
@@ -152,26 +156,20 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       ring[0][newest][j] = next_current[j];
       previous_u[j] = next_previous[j];
     }
-    [[maybe_unused]] float code[C], kappa[C];
-    if constexpr (per_cell) {
-#pragma unroll
-      for (int j = 0; j < C; ++j) {
-        code[j] = next_code[j];
-        kappa[j] = next_kappa[j];
-      }
-      load_coefficients(r + 1, next_code, next_kappa);
-    }
     load_row(in.current, r + 2, next_current);
     load_row(in.previous, r + 1, next_previous);
 
 #pragma unroll
     for (int k = 1; k <= T; ++k) {
       int const row = r - k + 1;
+      // Level k is needed T - k rows around the segment: skip the rows beyond (the same
+      // for the whole warp, so the shuffles stay converged).
+      if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
       float(&from)[3][C] = ring[k - 1];
       float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
       float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
-      [[maybe_unused]] float code_ahead[C], kappa_ahead[C];
-      if (per_cell && k < T) load_coefficients(row - 1, code_ahead, kappa_ahead);
+      [[maybe_unused]] float code[C], kappa[C];
+      load_coefficients(row, code, kappa);
       float v[C];
 #pragma unroll
       for (int j = 0; j < C; ++j) {
@@ -192,17 +190,10 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
           }
         }
       }
-      if constexpr (per_cell) {
-#pragma unroll
-        for (int j = 0; j < C; ++j) {
-          code[j] = code_ahead[j];
-          kappa[j] = kappa_ahead[j];
-        }
-      }
       if (k < T) {
 #pragma unroll
         for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
-      } else if (row >= w.y0 && row < w.y_end) {
+      } else {
         std::int64_t const at = std::int64_t(row) * p.pitch + x;
 #pragma unroll
         for (int j = 0; j < C; ++j) {
@@ -235,33 +226,43 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
 
 }  // namespace stream_detail
 
-// Three blocks of four warps per multiprocessor: at most 170 registers a thread.
+// Shape::blocks_per_sm blocks of four warps per multiprocessor (3: at most 170 registers
+// a thread). The
+// grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
+// the windows taken, plan[1..] are the windows, general ones first) until none is left, so
+// that the slow windows start first and the fast ones fill the end.
 template <class Shape, bool UniformKappa>
-__global__ void __launch_bounds__(Shape::threads, 3)
-    stream_steps(KernelParams params, StreamLayout layout, std::uint8_t const* kinds,
-                 FieldPointers in, FieldPointers out, std::int64_t first_step) {
+__global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
+    stream_steps(KernelParams params, StreamLayout layout, std::uint32_t* plan, FieldPointers in,
+                 FieldPointers out, std::int64_t first_step) {
   using namespace stream_detail;
-  std::int64_t const index = std::int64_t(blockIdx.x) * Shape::warps + threadIdx.x / 32;
-  if (index >= std::int64_t(layout.strips) * layout.segments) return;
-  auto const w = window_of<Shape>(layout, params, index);
-  switch (StreamWindowKind(kinds[index])) {
-    case StreamWindowKind::interior:
-      if constexpr (UniformKappa) {
-        walk<Shape, StreamWindowKind::interior, UniformKappa>(params, in, out, first_step, w);
+  std::uint32_t const windows = std::uint32_t(layout.strips) * layout.segments;
+  for (;;) {
+    std::uint32_t taken = 0;
+    if (threadIdx.x % 32 == 0) taken = atomicAdd(plan, 1u);
+    taken = __shfl_sync(0xffffffffu, taken, 0);
+    if (taken >= windows) return;
+    std::uint32_t const entry = plan[1 + taken];
+    auto const w = window_of<Shape>(layout, params, entry & window_index_mask);
+    switch (StreamWindowKind(entry >> window_kind_shift)) {
+      case StreamWindowKind::interior:
+        if constexpr (UniformKappa) {
+          walk<Shape, StreamWindowKind::interior, UniformKappa>(params, in, out, first_step, w);
+          break;
+        }
+        [[fallthrough]];
+      case StreamWindowKind::damped:
+        walk<Shape, StreamWindowKind::damped, UniformKappa>(params, in, out, first_step, w);
         break;
-      }
-      [[fallthrough]];
-    case StreamWindowKind::damped:
-      walk<Shape, StreamWindowKind::damped, UniformKappa>(params, in, out, first_step, w);
-      break;
-    default:
-      walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
+      default:
+        walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
+    }
   }
 }
 
 // One thread per window: the kinds of a grid's windows, once per grid.
 template <class Shape>
-__global__ void classify_windows(KernelParams params, StreamLayout layout, std::uint8_t* kinds) {
+__global__ void classify_windows(KernelParams params, StreamLayout layout, std::uint32_t* entries) {
   using namespace stream_detail;
   std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= std::int64_t(layout.strips) * layout.segments) return;
@@ -283,7 +284,7 @@ __global__ void classify_windows(KernelParams params, StreamLayout layout, std::
       }
     }
   }
-  kinds[index] = std::uint8_t(kind);
+  entries[index] = std::uint32_t(index) | std::uint32_t(kind) << window_kind_shift;
 }
 
 template <class Shape>
@@ -295,26 +296,42 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks_per_sm, stream_steps<Shape, true>, Shape::threads, 0));
-  // Segments as long as whole waves of resident warps allow (few rows read twice), but
-  // no longer than max_rows (enough warps to hide the loads).
-  constexpr int max_rows = 256, min_rows = 24;
-  std::int64_t const resident = std::int64_t(multiprocessors) * blocks_per_sm * Shape::warps;
-  std::int64_t const row_strips = std::int64_t(layout.strips) * params.ny;
-  std::int64_t const waves = std::max<std::int64_t>(
-      1, (row_strips + resident * max_rows - 1) / (resident * max_rows));
-  std::int64_t const rows = (row_strips + waves * resident - 1) / (waves * resident);
+  layout.resident_blocks = multiprocessors * blocks_per_sm;
+  // Segments short enough for a few windows per warp (the queue then evens out slow and
+  // fast windows), long enough that the rows read twice stay few.
+  constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24;
+  std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
+  std::int64_t const rows =
+      std::int64_t(layout.strips) * params.ny / (std::int64_t(windows_per_warp) * warps);
   layout.rows = int(std::clamp<std::int64_t>(rows, min_rows, max_rows));
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
   return layout;
 }
 
+// plan: 1 + strips * segments entries of device memory.
 template <class Shape>
-void classify_stream_windows_of(KernelParams const& params, StreamLayout const& layout,
-                                std::uint8_t* kinds, cudaStream_t stream) {
+void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layout,
+                            std::uint32_t* plan, cudaStream_t stream) {
+  using namespace stream_detail;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
-  classify_windows<Shape><<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout,
-                                                                            kinds);
+  if (windows > std::int64_t(window_index_mask)) {
+    throw std::length_error("cuda-stream: too many windows for this grid");
+  }
+  classify_windows<Shape>
+      <<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout, plan + 1);
   WAVE2D_CUDA_CHECK(cudaGetLastError());
+  // General windows first, then damped, then interior ones.
+  std::vector<std::uint32_t> entries(std::size_t(windows) + 1);
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(entries.data() + 1, plan + 1, windows * sizeof(std::uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+  WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::stable_sort(entries.begin() + 1, entries.end(), [](std::uint32_t a, std::uint32_t b) {
+    return (a >> window_kind_shift) > (b >> window_kind_shift);
+  });
+  entries[0] = 0;
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, entries.data(), entries.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream));
+  WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // Runs n_steps as launches of Shape::steps, alternating between the two pairs, and the
@@ -322,15 +339,17 @@ void classify_stream_windows_of(KernelParams const& params, StreamLayout const& 
 // the result.
 template <class Shape>
 FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& layout,
-                                std::uint8_t const* kinds, FieldPointers fields,
-                                FieldPointers scratch, std::int64_t first_step,
-                                std::int64_t n_steps, cudaStream_t stream) {
+                                std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
+                                std::int64_t first_step, std::int64_t n_steps,
+                                cudaStream_t stream) {
   auto const kernel = params.kappa ? stream_steps<Shape, false> : stream_steps<Shape, true>;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
-  unsigned const blocks = unsigned((windows + Shape::warps - 1) / Shape::warps);
+  unsigned const blocks = unsigned(std::min<std::int64_t>(
+      (windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
-    kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, kinds, fields, scratch,
+    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));
+    kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, plan, fields, scratch,
                                                   first_step + s);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields, scratch);

@@ -67,7 +67,8 @@ enum class StreamWindowKind : std::uint32_t {
 };
 
 StreamLayout stream_layout(KernelParams const& params, int device);
-std::string describe(StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
+std::string describe(
+    StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
 // The number of plan entries (device std::uint32_t) a layout needs.
 inline std::size_t stream_plan_size(StreamLayout const& layout) {
   return 1 + std::size_t(layout.strips) * layout.segments;

@@ -24,9 +24,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -65,9 +65,9 @@ using index = std::integral_constant<int, I>;
 
 template <class Shape>
 struct Window {
-  int x;       // the window's first column (may be negative)
-  int y0;      // first output row
-  int y_end;   // one past the last output row
+  int x;      // the window's first column (may be negative)
+  int y0;     // first output row
+  int y_end;  // one past the last output row
 };
 
 // A plan entry: the window's index, and its kind in the top bits.
@@ -108,7 +108,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     int const lx = lane * C + j;
     column_written[j] = column_inside[j] && lx >= T && lx < T + Shape::tile_x;
   }
-  auto load_row = [&](float const* field, int row, float (&v)[C]) {
+  auto load_row = [&](float const* field, int row, float(&v)[C]) {
     bool const row_inside = !checked || (row >= 0 && row < p.ny);
     float const* const at = field + std::int64_t(row) * p.pitch + x;
 #pragma unroll
@@ -128,7 +128,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
   int const r_end = w.y_end + T - 1;
   // Per-cell coefficients of a row, fixed-zero outside the grid.
-  auto load_coefficients = [&](int row, float (&code)[C], float (&kappa)[C]) {
+  auto load_coefficients = [&](int row, float(&code)[C], float(&kappa)[C]) {
     if constexpr (Kind != StreamWindowKind::interior) {
       load_row(p.code, row, code);
       if constexpr (checked) {
@@ -254,8 +254,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
       case StreamWindowKind::damped:
         walk<Shape, StreamWindowKind::damped, UniformKappa>(params, in, out, first_step, w);
         break;
-      default:
-        walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
+      default: walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
     }
   }
 }
@@ -344,8 +343,8 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                 cudaStream_t stream) {
   auto const kernel = params.kappa ? stream_steps<Shape, false> : stream_steps<Shape, true>;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
-  unsigned const blocks = unsigned(std::min<std::int64_t>(
-      (windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
+  unsigned const blocks = unsigned(
+      std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
     WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));

@@ -5,6 +5,7 @@
 #include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
+#include <kernels_cuda/wave2d_StreamKernel.cuh>
 #include <scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
@@ -62,6 +63,28 @@ Variant shmem_variant() {
     return advance_tiles<Shape>(b.params(), b.fields, b.scratch, 0, steps, stream);
   };
   WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, shmem_steps<Shape, true>));
+  return v;
+}
+
+// cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
+template <int T, int RowsUnrolled = 1, int BlocksPerSM = 3>
+Variant stream_variant(KernelParams const& params, int rows = 0) {
+  using Shape = StreamShape<T, RowsUnrolled, BlocksPerSM>;
+  StreamLayout layout = stream_layout_for<Shape>(params, 0);
+  if (rows > 0) {
+    layout.rows = rows;
+    layout.segments = (params.ny + rows - 1) / rows;
+  }
+  std::uint32_t* plan = nullptr;  // lives as long as the program
+  WAVE2D_CUDA_CHECK(cudaMalloc(&plan, stream_plan_size(layout) * sizeof(std::uint32_t)));
+  plan_stream_windows_of<Shape>(params, layout, plan, nullptr);
+  Variant v;
+  v.name = "stream " + Shape::describe(layout);
+  v.run = [layout, plan](Buffers& b, std::int64_t steps, cudaStream_t stream) {
+    return advance_stream_of<Shape>(b.params(), layout, plan, b.fields, b.scratch, 0, steps,
+                                    stream);
+  };
+  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, stream_steps<Shape, true>));
   return v;
 }
 
@@ -152,6 +175,15 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<108, 108, 1, 16, 10, 0>());
     variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
+    auto const& params = buffers.params();
+    variants.push_back(stream_variant<8>(params));
+    variants.push_back(stream_variant<8>(params, 20));
+    variants.push_back(stream_variant<8>(params, 28));
+    variants.push_back(stream_variant<8, 1, 4>(params, 20));
+    variants.push_back(stream_variant<8, 1, 4>(params, 24));
+    variants.push_back(stream_variant<8, 1, 4>(params, 32));
+    variants.push_back(stream_variant<10>(params, 24));
+    variants.push_back(stream_variant<6, 1, 4>(params, 24));
     // --only SUBSTRING keeps cuda-naive (the reference of the ratios) and the matching ones.
     if (!only.empty()) {
       variants.erase(std::remove_if(variants.begin(), variants.end(),

@@ -6,16 +6,17 @@
 // rows of its segment (plus T rows above and below): at row r it loads u(t) of row r + 1
 // and u(t - dt) of row r, then advances every level k = 1..T by one row, row r - k + 1 of
 // level k from rows r - k .. r - k + 2 of level k - 1, made earlier in the same walk.
-// Each level keeps its last three rows in registers (named by the row's phase modulo 3,
-// so no register moves), and neighbours across lanes come by shuffles. The walk never
-// recomputes a row; only the window's sides are halo: wrong values creep in from them one
-// column per level, so a warp writes its middle 128 - 2T columns, rows of level T - 1 and
-// T, the new pair. Each launch reads one pair of global fields and writes the other.
+// Each level keeps its last three rows in registers, and neighbours across lanes come by
+// shuffles. A level skips the rows no later level needs; only the window's sides are
+// recomputed halo: wrong values creep in from them one column per level, so a warp writes
+// its middle 128 - 2T columns, rows of level T - 1 and T, the new pair. Each launch reads
+// one pair of global fields and writes the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
 // walk reads no per-cell coefficients (interior) or only the damping (damped), both
 // without bounds tests. Which kind a window is, is found once per grid
-// (classify_stream_windows), not per launch.
+// (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
+// take windows from a queue until none is left, so the fast ones even out the end.
 #ifndef WAVE2D_STREAM_KERNEL_CUH
 #define WAVE2D_STREAM_KERNEL_CUH
 
@@ -26,42 +27,33 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace wave2d::cuda {
 
-// RowsUnrolled: 3 names each level's three rows by the row's phase (no register moves,
-// three times the code); 1 moves them down after each row (a third of the code).
-template <int FusedSteps, int RowsUnrolled = 1, int BlocksPerSM = 3>
+template <int FusedSteps, int BlocksPerSM = 3>
 struct StreamShape {
-  static_assert(RowsUnrolled == 1 || RowsUnrolled == 3);
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  static constexpr int rows_unrolled = RowsUnrolled;
-  static constexpr int cells_x = 4;  // adjacent columns per lane
+  static constexpr int cells_x = 4;                  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
   static constexpr int warps = 4;                           // per block
   static constexpr int threads = 32 * warps;
-  // Rows read beyond a segment's output rows, above and below (with the walk's rounding
-  // up to whole periods of three rows): a window is inside the grid when these are.
+  // Rows read beyond a segment's output rows, above and below: a window is inside the
+  // grid when these are.
   static constexpr int rows_above = 2 * FusedSteps + 1;
-  static constexpr int rows_below = FusedSteps + 2 + RowsUnrolled;
+  static constexpr int rows_below = FusedSteps + 3;
 
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (RowsUnrolled == 3 ? ", rows unrolled" : "") +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
 
 namespace stream_detail {
-
-template <int I>
-using index = std::integral_constant<int, I>;
 
 template <class Shape>
 struct Window {
@@ -117,7 +109,9 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     }
   };
 
-  float ring[T][3][C];  // level k's last three rows: slot (row phase)
+  // Level k's last three rows; after each row of the walk they move down a slot.
+  constexpr int newest = 0, middle = 1, older = 2;
+  float ring[T][3][C];
 #pragma unroll
   for (int k = 0; k < T; ++k)
 #pragma unroll
@@ -126,7 +120,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       for (int j = 0; j < C; ++j) ring[k][s][j] = 0.0f;
 
   int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
-  int const r_end = w.y_end + T - 1;
+  int const r_end = w.y_end + T - 2;  // level 1's last needed row
   // Per-cell coefficients of a row, fixed-zero outside the grid.
   auto load_coefficients = [&](int row, float(&code)[C], float(&kappa)[C]) {
     if constexpr (Kind != StreamWindowKind::interior) {
@@ -146,10 +140,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   load_row(in.current, r + 1, next_current);
   load_row(in.previous, r, next_previous);
 
-  // One row of the walk; P: the phase of r, the ring slot that takes each level's row.
-  auto step_row = [&](auto phase) {
-    constexpr int P = decltype(phase)::value;
-    constexpr int newest = P, middle = (P + 2) % 3, older = (P + 1) % 3;
+  for (; r <= r_end; ++r) {
     float previous_u[C];
 #pragma unroll
     for (int j = 0; j < C; ++j) {
@@ -204,21 +195,12 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
         }
       }
     }
-    ++r;
-  };
-  while (r <= r_end) {
-    step_row(index<0>{});
-    if constexpr (Shape::rows_unrolled == 3) {
-      step_row(index<1>{});
-      step_row(index<2>{});
-    } else {
 #pragma unroll
-      for (int k = 0; k < T; ++k) {
+    for (int k = 0; k < T; ++k) {
 #pragma unroll
-        for (int j = 0; j < C; ++j) {
-          ring[k][1][j] = ring[k][2][j];  // older <- middle
-          ring[k][2][j] = ring[k][0][j];  // middle <- newest
-        }
+      for (int j = 0; j < C; ++j) {
+        ring[k][older][j] = ring[k][middle][j];
+        ring[k][middle][j] = ring[k][newest][j];
       }
     }
   }

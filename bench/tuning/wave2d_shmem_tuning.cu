@@ -67,9 +67,9 @@ Variant shmem_variant() {
 }
 
 // cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
-template <int T, int RowsUnrolled = 1, int BlocksPerSM = 3>
+template <int T, int BlocksPerSM = 3>
 Variant stream_variant(KernelParams const& params, int rows = 0) {
-  using Shape = StreamShape<T, RowsUnrolled, BlocksPerSM>;
+  using Shape = StreamShape<T, BlocksPerSM>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -179,11 +179,11 @@ int main(int argc, char** argv) {
     variants.push_back(stream_variant<8>(params));
     variants.push_back(stream_variant<8>(params, 20));
     variants.push_back(stream_variant<8>(params, 28));
-    variants.push_back(stream_variant<8, 1, 4>(params, 20));
-    variants.push_back(stream_variant<8, 1, 4>(params, 24));
-    variants.push_back(stream_variant<8, 1, 4>(params, 32));
+    variants.push_back(stream_variant<8, 4>(params, 20));
+    variants.push_back(stream_variant<8, 4>(params, 24));
+    variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
-    variants.push_back(stream_variant<6, 1, 4>(params, 24));
+    variants.push_back(stream_variant<6, 4>(params, 24));
     // --only SUBSTRING keeps cuda-naive (the reference of the ratios) and the matching ones.
     if (!only.empty()) {
       variants.erase(std::remove_if(variants.begin(), variants.end(),

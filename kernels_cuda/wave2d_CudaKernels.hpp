@@ -47,6 +47,41 @@ FieldPointers advance_shmem(ShmemTile tile, KernelParams const& params, FieldPoi
                             FieldPointers scratch, std::int64_t first_step, std::int64_t n_steps,
                             cudaStream_t stream);
 
+// cuda-stream (wave2d_StreamKernel.cuh): T steps per launch, each warp walking down a
+// strip of columns with the T levels in registers.
+inline constexpr int stream_fused_steps = 8;
+
+// How a grid is cut into the warps' windows: column strips by row segments.
+struct StreamLayout {
+  int strips = 0;
+  int segments = 0;
+  int rows = 0;             // output rows per segment
+  int resident_blocks = 0;  // blocks of the kernel the device holds at once
+};
+
+// What a window holds, and so what its walk reads per cell.
+enum class StreamWindowKind : std::uint32_t {
+  interior,  // inside the grid, no damping, no fixed cell, uniform κ: nothing per cell
+  damped,    // inside the grid, no fixed cell: damping (and κ) per cell
+  general,   // anything: walls, sources, the border, cells outside the grid
+};
+
+StreamLayout stream_layout(KernelParams const& params, int device);
+std::string describe(
+    StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
+// The number of plan entries (device std::uint32_t) a layout needs.
+inline std::size_t stream_plan_size(StreamLayout const& layout) {
+  return 1 + std::size_t(layout.strips) * layout.segments;
+}
+// Fills the plan: the windows' kinds and the order they are taken in; once per grid.
+// Synchronizes `stream`.
+void plan_stream_windows(KernelParams const& params, StreamLayout const& layout,
+                         std::uint32_t* plan, cudaStream_t stream);
+// Like advance_shmem; n_steps % T steps at the end run one per launch.
+FieldPointers advance_stream(KernelParams const& params, StreamLayout const& layout,
+                             std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
+                             std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
+
 // A window's coefficients in device memory, rows `pitch` elements apart, for callers
 // without Kokkos (the raw-pointer tests and the tuning program).
 class DeviceCoefficients {

@@ -69,6 +69,12 @@ __device__ __forceinline__ void for_own_cells(F&& f) {
   }
 }
 
+// A hard source's value: a handful of cells, and large inline (sinf, expf), so kept out
+// of the unrolled loop, whose code must fit the instruction cache.
+__device__ __noinline__ inline float source_value(Waveform const* sources, float code, float t) {
+  return sources[cell_code::source_index(code)].value(t);
+}
+
 template <class Tile, bool UniformKappa>
 __global__ void __launch_bounds__(Tile::threads)
     shmem_steps(KernelParams params, FieldPointers in, FieldPointers out, std::int64_t first_step,
@@ -99,6 +105,7 @@ __global__ void __launch_bounds__(Tile::threads)
     float prev[CY][CX];
     float cur[CY][CX];
     float kappa[CY][CX];
+    bool has_sources = false;  // among the thread's cells
     for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
       int const gx = x0 + lx;
       int const gy = y0 + ly;
@@ -108,6 +115,7 @@ __global__ void __launch_bounds__(Tile::threads)
       cur[i][j] = inside ? in.current[g] : 0.0f;
       int const p = (ly + 1) * pitch + lx + 1;
       codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
+      has_sources |= codes[p] < cell_code::fixed_zero;
       if constexpr (UniformKappa) {
         kappa[i][j] = params.kappa_uniform;
       } else {
@@ -131,13 +139,23 @@ __global__ void __launch_bounds__(Tile::threads)
           float const sum = current[p - 1] + current[p + 1] + above + below;
           float const u = cur[i][j];
           float const code = codes[p];
-          float const u_next = code >= 0.0f ? stencil(code, kappa[i][j], prev[i][j], u, sum)
-                                            : fixed_value(code, params.sources, t);
+          // Fixed cells to 0 without a branch; sources are set after the loop.
+          float const u_next =
+              updated_or_zero(code, stencil(code, kappa[i][j], prev[i][j], u, sum));
           above = u;
           prev[i][j] = u;
           cur[i][j] = u_next;
           next[p] = u_next;
         }
+      }
+      if (has_sources) {
+        for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
+          int const p = (ly + 1) * pitch + lx + 1;
+          if (codes[p] < cell_code::fixed_zero) {
+            cur[i][j] = source_value(params.sources, codes[p], t);
+            next[p] = cur[i][j];
+          }
+        });
       }
       __syncthreads();
       float* const written = next;

@@ -1,5 +1,6 @@
 // The `wave2d` program as a user runs it: each test runs the real binary in a fresh
 // directory and checks its output, its files, and that bad input leaves nothing behind.
+#include <io/wave2d_Checkpoint.hpp>
 #include <io/wave2d_Output.hpp>
 #include <io/wave2d_SceneFile.hpp>
 #include <reference/wave2d_Reference.hpp>
@@ -581,6 +582,166 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   }
 }
 
+// Checkpoints. A run stopped at a checkpoint and resumed writes the bytes of a run that
+// never stopped: the array, the image and the frames, on every host backend.
+class CliCheckpoint : public Cli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CliCheckpoint, AResumedRunWritesTheBytesOfAnUninterruptedOne) {
+  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  std::string const run = "run --scene double-slit-small --backend " + GetParam() +
+                          " --frames-every 100 --kokkos-num-threads=1 ";
+  std::string const no_ffmpeg = "PATH=/nonexistent";
+  Result const first = wave2d(run + "--steps 230 --checkpoint-every 100 ck --output a", no_ffmpeg);
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_TRUE(contains(first.out, "checkpoint     ck, step 230")) << first.out;
+  // Resumed into the same file, which now holds step 500.
+  Result const resumed =
+      wave2d(run + "--steps 500 --resume ck --checkpoint-every 100 ck --output b --save-npy b.npy",
+             no_ffmpeg);
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(contains(resumed.out, "resumed        from ck, step 230")) << resumed.out;
+  Result const whole = wave2d(run + "--steps 500 --output c --save-npy c.npy", no_ffmpeg);
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(read_file(work() / "b.npy"), read_file(work() / "c.npy"));
+  expect_reference_npy(work() / "c.npy", 500, whole.out);
+  CheckpointData const last = read_checkpoint(work() / "ck");
+  EXPECT_EQ(last.step, 500);
+  if (can_write_png) {
+    EXPECT_EQ(read_file(work() / "b/double-slit-small.png"),
+              read_file(work() / "c/double-slit-small.png"));
+    // Frames are numbered from step 0: the resumed run wrote those of steps 300 .. 500.
+    for (auto frame : {"double-slit-small_00002.png", "double-slit-small_00004.png"}) {
+      EXPECT_EQ(read_file(work() / "b" / frame), read_file(work() / "c" / frame)) << frame;
+    }
+    EXPECT_FALSE(fs::exists(work() / "b/double-slit-small_00001.png"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliCheckpoint,
+                         ::testing::Values("reference", "kokkos-mdrange", "kokkos-tiled"),
+                         [](auto const& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
+  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  std::string const scene = "run --scene double-slit-small --steps 60 ";
+  ASSERT_EQ(
+      wave2d("run --scene double-slit-small --steps 40 --checkpoint-every 20 ck --output o").status,
+      0);
+  std::string const good = read_file(work() / "ck");
+  auto const with = [&](std::string const& name, std::string const& bytes) {
+    write_text(inputs() / name, bytes);
+    return (inputs() / name).string();
+  };
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x10;  // a bit of the fields
+  std::string other_format = good;
+  other_format[8] = 2;  // the format version
+  CheckpointData older = read_checkpoint(work() / "ck");
+  older.numerics.replace(0, std::string("wave2d " WAVE2D_VERSION).size(), "wave2d 0.0.1");
+  write_checkpoint(inputs() / "older", older);
+  std::string const tiny = "'" + (inputs() / "tiny.toml").string() + "'";
+  write_text(inputs() / "tiny-louder.toml",
+             "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 50\n"
+             "[[sources]]\nx = 10\ny = 10\nfrequency = 20.0\namplitude = 2.0\n");
+  ASSERT_EQ(wave2d("run --scene " + tiny + " --steps 10 --checkpoint-every 5 tiny.ck").status,
+            has_scene_files ? 0 : 2);
+  struct Refusal {
+    std::string arguments;
+    std::string message;
+  };
+  std::vector<Refusal> refusals = {
+      {scene + "--resume " + with("truncated", good.substr(0, good.size() - 1)), "truncated: "},
+      {scene + "--resume " + with("header", good.substr(0, 20)), "truncated (in its header)"},
+      {scene + "--resume " + with("longer", good + "x"), "is corrupted: "},
+      {scene + "--resume " + with("flipped", flipped), "corrupted (its checksum does not match)"},
+      {scene + "--resume " + with("format", other_format),
+       "has format version 2, this wave2d " WAVE2D_VERSION " reads version 1"},
+      {scene + "--resume " + (inputs() / "older").string(),
+       "was written by wave2d 0.0.1, backend kokkos-mdrange"},
+      {scene + "--resume " + (inputs() / "tiny.toml").string(), "is not a wave2d checkpoint"},
+      {scene + "--backend reference --resume ck", "resume it with the same wave2d, backend"},
+      {"run --scene slit --resume ck", "is of another scene: its grid is 201 x 201"},
+      {"run --scene double-slit-small --steps 30 --resume ck",
+       "is at step 40, past the run's 30 steps"},
+      {scene + "--resume missing", "checkpoint 'missing' does not exist"},
+  };
+  if (has_scene_files) {
+    refusals.push_back(
+        {"run --scene '" + (inputs() / "tiny-louder.toml").string() + "' --resume tiny.ck",
+         "is of another scene: its medium, walls, sources or time step differ"});
+  }
+  auto const before = work_contents();
+  for (auto const& refusal : refusals) {
+    Result const result = wave2d(refusal.arguments + " --save-npy f.npy --output p");
+    EXPECT_EQ(result.status, 2) << refusal.arguments << "\n" << result.err;
+    EXPECT_EQ(result.err.find("wave2d: error: "), 0u) << result.err;
+    EXPECT_TRUE(contains(result.err, refusal.message))
+        << "expected '" << refusal.message << "' in\n"
+        << result.err;
+    EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "not one line:\n" << result.err;
+    EXPECT_EQ(work_contents(), before) << refusal.arguments;
+  }
+}
+
+// SIGTERM or SIGINT during a run with checkpoints: a last checkpoint, of the step the run
+// had reached, then the end by the signal; resumed, it gives the reference's result.
+TEST_F(Cli, SignalsWriteALastCheckpoint) {
+  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  for (int signal_number : {SIGTERM, SIGINT}) {
+    // Never a periodic checkpoint: the file comes from the signal alone.
+    std::vector<std::string> arguments = {
+        WAVE2D_CLI,  "run",      "--scene",   "double-slit-small",     "--backend",
+        "reference", "--steps",  "100000000", "--checkpoint-every",    "99999999",
+        "ck",        "--output", "o",         "--kokkos-num-threads=1"};
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    fs::path const out = root_.path() / "stdout";
+    fs::path const err = root_.path() / "stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addchdir_np(&actions, work().c_str());
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = 0;
+    ASSERT_EQ(::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    // Stepping has begun once the configuration is printed.
+    for (int wait = 0; wait < 600 && !contains(read_file(out), "configuration"); ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid, signal_number);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << read_file(err);
+    EXPECT_TRUE(contains(read_file(err), "interrupted after step")) << read_file(err);
+    EXPECT_EQ(work_contents(), std::vector<std::string>{"ck"});
+    CheckpointData const last = read_checkpoint(work() / "ck");
+    EXPECT_GT(last.step, 0);
+    std::int64_t const steps = last.step + 7;
+    Result const resumed = wave2d("run --scene double-slit-small --backend reference --steps " +
+                                  std::to_string(steps) + " --resume ck --save-npy f.npy");
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+    expect_reference_npy(work() / "f.npy", steps, resumed.out);
+    fs::remove_all(work());
+    fs::create_directory(work());
+  }
+}
+
 struct BadInput {
   std::string name;
   std::string arguments;  // "@" stands for the directory of the inputs, "+" for outputs
@@ -752,6 +913,31 @@ INSTANTIATE_TEST_SUITE_P(
                  "KOKKOS_NUM_THREADS=abc"},
         BadInput{"unknown_kokkos_argument", "run --scene double-slit-small --kokkos-warp=9 +",
                  "unknown Kokkos argument '--kokkos-warp=9'"},
+        BadInput{"checkpoint_every_zero", "run --scene double-slit-small --checkpoint-every 0 ck +",
+                 "--checkpoint-every: K must be a positive whole number, got '0'"},
+        BadInput{"checkpoint_without_a_file", "run --scene double-slit-small --checkpoint-every 5",
+                 "--checkpoint-every"},
+        BadInput{"checkpoint_is_the_npy",
+                 "run --scene double-slit-small --checkpoint-every 5 f.npy +",
+                 "is also the checkpoint 'f.npy'"},
+        BadInput{"checkpoint_is_the_scene_file",
+                 "run --scene @/tiny.toml --checkpoint-every 5 @/tiny.toml +",
+                 "would overwrite the input '", reads_a_scene_file},
+        BadInput{"checkpoint_where_no_file_can_be_made",
+                 "run --scene double-slit-small --checkpoint-every 5 /proc/ck +",
+                 "cannot write '/proc/ck'"},
+        BadInput {
+          "checkpoint_of_a_distributed_run",
+              "run --scene double-slit-small --ranks 2x1 --checkpoint-every 5 ck +",
+#if defined(WAVE2D_HAVE_MPI)
+              "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints"
+#else
+              "--ranks: this build of wave2d has no MPI"
+#endif
+        },
+        BadInput{"resumed_checkpoint_is_the_npy",
+                 "run --scene double-slit-small --resume @/blocker --save-npy @/blocker",
+                 "would overwrite the checkpoint resumed"},
         BadInput{"no_scene", "run", "--scene is required"},
         BadInput{"unknown_option", "run --scene double-slit-small --warp 9 +", "--warp"},
         BadInput{"no_subcommand", "", "subcommand"}),

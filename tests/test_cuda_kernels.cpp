@@ -45,13 +45,14 @@ std::vector<float> download(float const* device, KernelParams const& params) {
 
 // Every compiled kernel shape, each on every grid (the per-grid choice is the
 // backends' business: test_backends.cpp).
-enum class Kernel { naive, shmem_112x48, shmem_32x32 };
+enum class Kernel { naive, shmem_112x48, shmem_32x32, stream };
 
 std::string to_string(Kernel kernel) {
   switch (kernel) {
     case Kernel::naive: return "naive";
     case Kernel::shmem_112x48: return "shmem_112x48";
     case Kernel::shmem_32x32: return "shmem_32x32";
+    case Kernel::stream: return "stream";
   }
   return "unknown";
 }
@@ -103,6 +104,15 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
                                                                    : cuda::ShmemTile::tile_32x32,
                                 params, fields, scratch, first_step, n_steps, stream);
         break;
+      case Kernel::stream: {
+        auto const layout = cuda::stream_layout(params, 0);
+        DeviceArray<std::uint32_t> plan(cuda::stream_plan_size(layout));
+        cuda::plan_stream_windows(params, layout, plan.data, stream);
+        result = cuda::advance_stream(params, layout, plan.data, fields, scratch, first_step,
+                                      n_steps, stream);
+        check_cuda(cudaStreamSynchronize(stream), "kernel run");
+        break;
+      }
     }
     check_cuda(cudaStreamSynchronize(stream), "kernel run");
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
@@ -144,6 +154,24 @@ TEST_P(CudaKernelTest, GridsOfManyTiles) {
   }
 }
 
+// Large enough for windows away from the border: cuda-stream's interior windows (no
+// per-cell data), damped ones (the absorbing layer), general ones (walls, the source).
+TEST_P(CudaKernelTest, WindowsOfEveryKind) {
+  Scene scene = point_source_scene(601);
+  scene.walls.assign(std::size_t(scene.cells()), 0);
+  for (std::int32_t y = 1; y < scene.ny - 1; ++y) {
+    if (y < 250 || y > 280) scene.walls[std::size_t(scene.index(407, y))] = 1;
+  }
+  check(scene, random_pair(scene, 9), 5, 29, "601 x 601, a wall, uniform speed");
+  scene.speed.resize(std::size_t(scene.cells()));
+  for (std::int32_t y = 0; y < scene.ny; ++y) {
+    for (std::int32_t x = 0; x < scene.nx; ++x) {
+      scene.speed[std::size_t(scene.index(x, y))] = scene.c * (0.8f + 0.2f * float(x % 7) / 7.0f);
+    }
+  }
+  check(scene, random_pair(scene, 10), 5, 29, "601 x 601, a wall, speed per cell");
+}
+
 TEST_P(CudaKernelTest, PitchedRows) {
   Scene const scene = busy_scene(150, 70, 42);
   check(scene, random_pair(scene, 43), 0, 19, "pitch = nx + 37", 37);
@@ -162,7 +190,8 @@ TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RawKernels, CudaKernelTest,
-                         testing::Values(Kernel::naive, Kernel::shmem_112x48, Kernel::shmem_32x32),
+                         testing::Values(Kernel::naive, Kernel::shmem_112x48, Kernel::shmem_32x32,
+                                         Kernel::stream),
                          kernel_name);
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
 // how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
 //   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
+//                       [--only SUBSTRING]
 #include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
+#include <kernels_cuda/wave2d_StreamKernel.cuh>
 #include <scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
@@ -64,6 +66,28 @@ Variant shmem_variant() {
   return v;
 }
 
+// cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
+template <int T, int BlocksPerSM = 3>
+Variant stream_variant(KernelParams const& params, int rows = 0) {
+  using Shape = StreamShape<T, BlocksPerSM>;
+  StreamLayout layout = stream_layout_for<Shape>(params, 0);
+  if (rows > 0) {
+    layout.rows = rows;
+    layout.segments = (params.ny + rows - 1) / rows;
+  }
+  std::uint32_t* plan = nullptr;  // lives as long as the program
+  WAVE2D_CUDA_CHECK(cudaMalloc(&plan, stream_plan_size(layout) * sizeof(std::uint32_t)));
+  plan_stream_windows_of<Shape>(params, layout, plan, nullptr);
+  Variant v;
+  v.name = "stream " + Shape::describe(layout);
+  v.run = [layout, plan](Buffers& b, std::int64_t steps, cudaStream_t stream) {
+    return advance_stream_of<Shape>(b.params(), layout, plan, b.fields, b.scratch, 0, steps,
+                                    stream);
+  };
+  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, stream_steps<Shape, true>));
+  return v;
+}
+
 std::vector<float> download(float const* p, KernelParams const& params) {
   std::vector<float> host(std::size_t(params.pitch) * params.ny);
   WAVE2D_CUDA_CHECK(
@@ -86,7 +110,7 @@ int main(int argc, char** argv) {
   std::string scene_name = "double-slit";
   std::int64_t steps = -1;
   int repetitions = 3;
-  std::string csv;
+  std::string csv, only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const arg = argv[i];
     if (arg == "--scene")
@@ -97,6 +121,8 @@ int main(int argc, char** argv) {
       repetitions = std::stoi(argv[i + 1]);
     else if (arg == "--csv")
       csv = argv[i + 1];
+    else if (arg == "--only")
+      only = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -149,6 +175,24 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<108, 108, 1, 16, 10, 0>());
     variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
+    auto const& params = buffers.params();
+    variants.push_back(stream_variant<8>(params));
+    variants.push_back(stream_variant<8>(params, 20));
+    variants.push_back(stream_variant<8>(params, 28));
+    variants.push_back(stream_variant<8, 4>(params, 20));
+    variants.push_back(stream_variant<8, 4>(params, 24));
+    variants.push_back(stream_variant<8, 4>(params, 32));
+    variants.push_back(stream_variant<10>(params, 24));
+    variants.push_back(stream_variant<6, 4>(params, 24));
+    // --only SUBSTRING keeps cuda-naive (the reference of the ratios) and the matching ones.
+    if (!only.empty()) {
+      variants.erase(std::remove_if(variants.begin(), variants.end(),
+                                    [&](Variant const& v) {
+                                      return v.name.find("naive") == std::string::npos &&
+                                             v.name.find(only) == std::string::npos;
+                                    }),
+                     variants.end());
+    }
 
     std::vector<float> naive_previous, naive_current;
     double naive_ms = 0;

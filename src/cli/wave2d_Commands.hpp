@@ -29,6 +29,11 @@ struct RunOptions {
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files
   std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
+  // --checkpoint-every K FILE: the checkpoint every K steps, at the end and on SIGINT,
+  // SIGTERM or SIGHUP.
+  std::optional<std::int64_t> checkpoint_every;
+  std::string checkpoint_file;
+  std::optional<std::string> resume_file;  // continues from this checkpoint
 };
 
 // False on the MPI ranks of a distributed run other than 0: they say nothing, so that an

@@ -34,19 +34,20 @@ bool is_input_error(std::exception const& e) {
          dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
 }
 
-// A whole number of at least `least` (0 or 1), written as digits only.
+// The error for `text` unless it is a whole number of at least `least` (0 or 1), written
+// as digits only.
+std::string check_count(std::string const& text, std::int64_t least) {
+  std::int64_t value = 0;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < least) {
+    return std::string("must be a ") + (least > 0 ? "positive" : "non-negative") +
+           " whole number, got '" + text + "'";
+  }
+  return {};
+}
+
 CLI::Validator count_of_at_least(std::int64_t least) {
-  return CLI::Validator(
-      [least](std::string& text) -> std::string {
-        std::int64_t value = 0;
-        auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || value < least) {
-          return std::string("must be a ") + (least > 0 ? "positive" : "non-negative") +
-                 " whole number, got '" + text + "'";
-        }
-        return {};
-      },
-      "");
+  return CLI::Validator([least](std::string& text) { return check_count(text, least); }, "");
 }
 
 void add_run_options(CLI::App& run, RunOptions& options) {
@@ -84,6 +85,23 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_flag("--keep-last-finite", options.keep_last_finite,
                "When the field stops being finite, still write the last finite state's "
                "image and array (the run fails all the same)");
+  run.add_option_function<std::vector<std::string>>(
+         "--checkpoint-every",
+         [&options](std::vector<std::string> const& values) {
+           if (auto const error = check_count(values[0], 1); !error.empty()) {
+             throw CLI::ValidationError("--checkpoint-every", "K " + error);
+           }
+           options.checkpoint_every = std::stoll(values[0]);
+           options.checkpoint_file = values[1];
+         },
+         "Write the fields and the step to FILE (atomically) every K steps, at the end, and "
+         "on SIGINT or SIGTERM, which then end the run")
+      ->expected(2)
+      ->type_name("K FILE");
+  run.add_option("--resume", options.resume_file,
+                 "Continue the run from a checkpoint of the same scene, backend and wave2d; "
+                 "--steps counts from step 0")
+      ->type_name("FILE");
 }
 
 }  // namespace

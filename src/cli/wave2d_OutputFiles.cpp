@@ -192,6 +192,9 @@ void check_distinct(RunFiles const& files) {
   };
   std::vector<Named> outputs;
   if (files.npy) outputs.push_back({"--save-npy '" + files.npy->string() + "'", *files.npy});
+  if (files.checkpoint) {
+    outputs.push_back({"the checkpoint '" + files.checkpoint->string() + "'", *files.checkpoint});
+  }
   if (files.images) {
     outputs.push_back(
         {"the image '" + files.images->image().string() + "'", files.images->image()});
@@ -216,6 +219,11 @@ void check_distinct(RunFiles const& files) {
       if (same_file(outputs[i].path, input)) {
         refuse(outputs[i], "would overwrite the input '" + input.string() + "'");
       }
+    }
+    if (files.resume && same_file(outputs[i].path, *files.resume) &&
+        !(files.checkpoint && outputs[i].path == *files.checkpoint)) {
+      refuse(outputs[i],
+             "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
     }
   }
   for (auto const& input : files.inputs) {

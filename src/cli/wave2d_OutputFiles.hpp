@@ -40,12 +40,14 @@ struct RunFiles {
   std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
   std::optional<std::filesystem::path> npy;
   std::vector<std::filesystem::path> receivers;  // the receivers' files written
-  std::vector<std::filesystem::path> inputs;     // the scene file and its masks
+  std::optional<std::filesystem::path> checkpoint;
+  std::vector<std::filesystem::path> inputs;    // the scene file and its masks
+  std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
 };
 
 // Throws InputError when two outputs are one file (links, "..", hard links seen through),
 // when --save-npy names the output directory or one above it, or when an output would
-// overwrite an input.
+// overwrite an input (the checkpoint may be the one resumed).
 void check_distinct(RunFiles const& files);
 
 void create_parent_directories(std::filesystem::path const& file);

@@ -1,10 +1,12 @@
 // `wave2d run`: everything the user asked for is checked first, then Kokkos starts, the
 // scene is stepped and the results are written, each file complete or not at all.
 #include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
 #include <cli/wave2d_ReceiverFiles.hpp>
+#include <io/wave2d_Checkpoint.hpp>
 #include <io/wave2d_Output.hpp>
 #include <io/wave2d_SceneFile.hpp>
 #include <scene/wave2d_BuiltinScenes.hpp>
@@ -51,6 +53,10 @@ struct RunPlan {
   bool keep_last_finite = false;
   bool receivers = false;  // writes the receivers' NPY and CSV
   bool receivers_plot = false;
+  std::optional<std::int64_t> checkpoint_every;  // with checkpoint_file
+  fs::path checkpoint_file;
+  std::optional<fs::path> resume_file;  // with resume, read and checked against the scene
+  CheckpointData resume;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -134,23 +140,25 @@ struct Divergence {
 };
 
 struct Stepping {
-  double seconds = 0.0;  // of the stepping alone, fenced
+  double seconds = 0.0;          // of the stepping alone, fenced
+  std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
+  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
   std::int64_t frames = 0;
   std::optional<Divergence> divergence;  // then the simulation holds the last finite state
 };
 
 // The last state found finite, kept on the device.
 template <class ExecutionSpace>
-class Checkpoint {
+class LastFinite {
  public:
   using Field = typename Simulation<ExecutionSpace>::field_type;
 
-  Checkpoint(ExecutionSpace const& space, Scene const& scene)
+  LastFinite(ExecutionSpace const& space, Scene const& scene)
       : previous_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                     "wave2d::cli::Checkpoint::previous"),
+                                     "wave2d::cli::LastFinite::previous"),
                   scene.ny, scene.nx),
         current_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                    "wave2d::cli::Checkpoint::current"),
+                                    "wave2d::cli::LastFinite::current"),
                  scene.ny, scene.nx) {}
 
   void save(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation) {
@@ -176,12 +184,12 @@ bool is_finite(ExecutionSpace const& space, FiniteCheck<ExecutionSpace> const& c
          !check.first_non_finite(space, simulation.previous());
 }
 
-// From the checkpoint, one step at a time up to the first non-finite field; leaves the
-// simulation at the state before it, the last finite one.
+// From the last finite state, one step at a time up to the first non-finite field; leaves
+// the simulation at the state before it, the last finite one.
 template <class ExecutionSpace>
 Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
                              FiniteCheck<ExecutionSpace> const& check,
-                             Checkpoint<ExecutionSpace>& checkpoint) {
+                             LastFinite<ExecutionSpace>& checkpoint) {
   checkpoint.restore(space, simulation);
   while (true) {
     simulation.advance(space, 1);
@@ -194,42 +202,87 @@ Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSp
   }
 }
 
-// Runs the plan's steps, writing the frames on the way. The field is checked on the
-// device after each chunk, so that no non-finite field is ever written.
+// Writes the simulation's state as the plan's checkpoint.
+template <class ExecutionSpace>
+void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
+                      RunPlan const& plan) {
+  CheckpointData data;
+  data.nx = plan.scene.nx;
+  data.ny = plan.scene.ny;
+  data.step = simulation.steps_done();
+  data.scene_hash = scene_hash(plan.scene);
+  data.numerics = numerics_text(plan.backend, simulation.configuration(), ExecutionSpace::name());
+  data.previous = to_host(space, simulation.previous());
+  data.current = to_host(space, simulation.current());
+  create_parent_directories(plan.checkpoint_file);
+  wave2d::write_checkpoint(plan.checkpoint_file, data);
+}
+
+// The next step at which the run stops for something: a frame, a checkpoint.
+std::int64_t next_stop(std::optional<std::int64_t> every, std::int64_t done, std::int64_t end) {
+  return every ? std::min(end, done + *every - done % *every) : end;
+}
+
+// Runs the plan's steps, writing the frames and checkpoints on the way. The field is
+// checked on the device after each chunk, so that no non-finite field is ever written.
+// With checkpoints, SIGINT, SIGTERM and SIGHUP end the run after its current chunk, with
+// a last checkpoint.
 template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
               RunPlan const& plan) {
   Stepping stepping;
+  if (plan.frames_every) {
+    std::int64_t const K = *plan.frames_every;
+    std::int64_t const start = simulation.steps_done();
+    stepping.first_frame = start / K;  // step start's frame, if any, is the earlier run's
+  }
   FiniteCheck<ExecutionSpace> const check(space);
-  Checkpoint<ExecutionSpace> checkpoint(space, plan.scene);
-  checkpoint.save(space, simulation);
-  ProgressBar progress(plan.steps);
+  LastFinite<ExecutionSpace> last_finite(space, plan.scene);
+  last_finite.save(space, simulation);
+  std::optional<DeferredSignals> signals;
+  if (plan.checkpoint_every) signals.emplace();
+  std::int64_t checkpointed = -1;  // the step of the last checkpoint written
+  std::optional<ProgressBar> progress(std::in_place, plan.steps);
   // Chunks of steps double until one lasts about 0.1 s: few enough fences not to slow
   // the run, often enough for the progress bar. Steps are global indices, so the
   // chunking does not change the result.
   std::int64_t chunk = 1;
   while (simulation.steps_done() < plan.steps) {
     std::int64_t const done = simulation.steps_done();
-    std::int64_t n = std::min(chunk, plan.steps - done);
-    if (plan.frames_every) n = std::min(n, *plan.frames_every - done % *plan.frames_every);
+    std::int64_t const stop = std::min(next_stop(plan.frames_every, done, plan.steps),
+                                       next_stop(plan.checkpoint_every, done, plan.steps));
+    std::int64_t const n = std::min(chunk, stop - done);
     auto const start = std::chrono::steady_clock::now();
     simulation.advance(space, n);
     wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
     double const seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stepping.seconds += seconds;
+    stepping.steps += n;
     if (n == chunk && seconds < 0.05) chunk *= 2;
     if (!is_finite(space, check, simulation)) {
-      stepping.divergence = locate_divergence(space, simulation, check, checkpoint);
+      stepping.divergence = locate_divergence(space, simulation, check, last_finite);
       return stepping;
     }
-    checkpoint.save(space, simulation);
+    last_finite.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
     if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
-      write_image(plan.files.frame(stepping.frames++), to_host(space, simulation.current()),
-                  plan.scene);
+      write_image(plan.files.frame(stepping.first_frame + stepping.frames++),
+                  to_host(space, simulation.current()), plan.scene);
     }
-    progress.update(now);
+    if (plan.checkpoint_every && (now % *plan.checkpoint_every == 0 || now == plan.steps)) {
+      write_checkpoint(space, simulation, plan);
+      checkpointed = now;
+    }
+    if (signals && signals->pending()) {
+      if (checkpointed != now) write_checkpoint(space, simulation, plan);
+      progress.reset();  // its line erased before the message
+      std::cerr << "wave2d: interrupted after step " << now << ": wrote the checkpoint "
+                << plan.checkpoint_file.string() << " (--resume " << plan.checkpoint_file.string()
+                << " continues the run)\n";
+      signals->end_by_pending_signal();
+    }
+    progress->update(now);
   }
   return stepping;
 }
@@ -243,20 +296,21 @@ void print_run(RunPlan const& plan, std::string const& space) {
   print_line("space", space);
 }
 
-void print_timing(RunPlan const& plan, double seconds) {
-  if (plan.steps == 0) return;
+void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
+  if (steps == 0) return;
   std::ostringstream time, throughput;
   time << std::setprecision(4) << seconds << " s";
-  throughput << std::setprecision(4)
-             << double(plan.scene.cells()) * double(plan.steps) / seconds / 1e9 << " GCells/s";
+  throughput << std::setprecision(4) << double(plan.scene.cells()) * double(steps) / seconds / 1e9
+             << " GCells/s";
   print_line("time", time.str());
   print_line("throughput", throughput.str());
 }
 
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
-// frames written before.
+// frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
+// the video takes every frame from 0 on (those of the run a resumed one continues too).
 void write_results(RunPlan const& plan, std::vector<float> const& previous,
-                   std::vector<float> const& current, std::int64_t frames,
+                   std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
                    std::optional<ReceiverTrace> const& trace) {
   Scene const& scene = plan.scene;
   if (trace) {
@@ -282,9 +336,10 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   if (frames > 0) {
-    std::cout << "wrote " << frames << " frames " << plan.files.frame(0).string() << " .. "
-              << plan.files.frame(frames - 1).filename().string() << "\n";
-    make_video(plan.files, frames, std::cout, std::cerr);
+    std::int64_t const last = first_frame + frames - 1;
+    std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
+              << " .. " << plan.files.frame(last).filename().string() << "\n";
+    make_video(plan.files, last + 1, std::cout, std::cerr);
   }
 }
 
@@ -292,21 +347,23 @@ ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int
   return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
 }
 
-// The receivers' trace when the plan writes it and it holds the whole run (a run that
-// went back to its last finite state has restarted it).
+// The receivers' trace when the plan writes it and it holds the whole run, from step 0 or
+// the step the run resumed from (a run that went back to its last finite state has
+// restarted it).
 template <class ExecutionSpace>
 std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
                                       Simulation<ExecutionSpace> const& simulation,
                                       RunPlan const& plan) {
-  if (!plan.receivers || simulation.receivers_first_step() != 0) return std::nullopt;
-  return make_trace(plan.scene, to_host(space, simulation.receivers()), 0);
+  std::int64_t const first = plan.resume_file ? plan.resume.step : 0;
+  if (!plan.receivers || simulation.receivers_first_step() != first) return std::nullopt;
+  return make_trace(plan.scene, to_host(space, simulation.receivers()), first);
 }
 
 template <class ExecutionSpace>
 void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
-                   RunPlan const& plan, std::int64_t frames) {
+                   RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
   write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
-                frames, trace_of(space, simulation, plan));
+                first_frame, frames, trace_of(space, simulation, plan));
 }
 
 template <class ExecutionSpace>
@@ -333,6 +390,23 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   auto simulation = start_simulation(space, plan);
   if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
   print_line("configuration", simulation.configuration());
+  if (plan.resume_file) {
+    try {
+      check_checkpoint_matches(
+          *plan.resume_file, plan.resume, plan.scene,
+          numerics_text(plan.backend, simulation.configuration(), ExecutionSpace::name()));
+    } catch (CheckpointError const& e) {
+      throw InputError(e.what());
+    }
+    using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    simulation.set_state(space, HostField(plan.resume.previous.data(), scene.ny, scene.nx),
+                         HostField(plan.resume.current.data(), scene.ny, scene.nx),
+                         plan.resume.step);
+    wave2d::fence(space, "wave2d::cli::run: resumed");
+    print_line("resumed",
+               "from " + plan.resume_file->string() + ", step " + std::to_string(plan.resume.step));
+  }
   std::cout << std::flush;
   Stepping const stepping = step(space, simulation, plan);
   if (auto const& divergence = stepping.divergence) {
@@ -341,15 +415,19 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
                           std::to_string(divergence->cell.y) + ")";
     if (plan.keep_last_finite) {
       std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
-      write_results(space, simulation, plan, 0);
+      write_results(space, simulation, plan, 0, 0);
       message += "; wrote the last finite state, step " + std::to_string(simulation.steps_done());
     } else {
       message += " (--keep-last-finite writes the last finite state)";
     }
     throw std::runtime_error(message);
   }
-  print_timing(plan, stepping.seconds);
-  write_results(space, simulation, plan, stepping.frames);
+  print_timing(plan, stepping.steps, stepping.seconds);
+  write_results(space, simulation, plan, stepping.first_frame, stepping.frames);
+  if (plan.checkpoint_every && stepping.steps > 0) {
+    print_line("checkpoint",
+               plan.checkpoint_file.string() + ", step " + std::to_string(simulation.steps_done()));
+  }
 }
 
 bool error_reporter = true;
@@ -455,9 +533,9 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   auto const fields = gather_finite();
   auto receivers = plan.receivers ? simulation.gather_receivers(space) : std::vector<float>();
   if (!root) return;
-  print_timing(plan, seconds);
+  print_timing(plan, plan.steps, seconds);
   write_results(
-      plan, fields.first, fields.second, frames,
+      plan, fields.first, fields.second, 0, frames,
       plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0)) : std::nullopt);
 }
 #endif
@@ -567,7 +645,40 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
       check_can_write(files.receivers.back());
     }
   }
+  if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
+    throw InputError(
+        "--checkpoint-every, --resume: this build of wave2d has no checkpoints (install "
+        "libxxhash-dev and rebuild)");
+  }
+  if ((options.checkpoint_every || options.resume_file) && options.ranks) {
+    throw InputError(
+        "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints yet");
+  }
+  if (options.checkpoint_every) {
+    plan.checkpoint_every = options.checkpoint_every;
+    plan.checkpoint_file = options.checkpoint_file;
+    files.checkpoint = plan.checkpoint_file;
+    check_can_write(plan.checkpoint_file);
+  }
+  if (options.resume_file) {
+    plan.resume_file = *options.resume_file;
+    files.resume = plan.resume_file;
+  }
   check_distinct(files);
+  if (plan.resume_file) {
+    try {
+      plan.resume = read_checkpoint(*plan.resume_file);
+      // The scene now; the backend's numerics once it is set up.
+      check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
+    } catch (CheckpointError const& e) {
+      throw InputError(e.what());
+    }
+    if (plan.resume.step > plan.steps) {
+      throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +
+                       std::to_string(plan.resume.step) + ", past the run's " +
+                       std::to_string(plan.steps) + " steps (--steps counts from step 0)");
+    }
+  }
   remove_temporary_files_on_signals();
   using Default = Kokkos::DefaultExecutionSpace;
   using Host = Kokkos::DefaultHostExecutionSpace;

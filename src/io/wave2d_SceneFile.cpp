@@ -583,7 +583,16 @@ class SceneFileReader {
 }  // namespace
 
 SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
-  std::string const text = Details::read_input_file(path, "scene file", max_scene_file_bytes);
+  return read_scene_text(Details::read_input_file(path, "scene file", max_scene_file_bytes), path,
+                         options);
+}
+
+SceneFile read_scene_text(std::string_view text, std::filesystem::path const& path,
+                          SceneFileOptions const& options) {
+  if (text.size() > max_scene_file_bytes) {
+    throw SceneError(path.string() + ": longer than the " + std::to_string(max_scene_file_bytes) +
+                     " bytes a scene file may have");
+  }
   check_toml_bounds(path, text);
   toml::table document;
   try {
@@ -608,6 +617,10 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
 namespace wave2d {
 
 SceneFile read_scene_file(std::filesystem::path const&, SceneFileOptions const&) {
+  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+}
+
+SceneFile read_scene_text(std::string_view, std::filesystem::path const&, SceneFileOptions const&) {
   throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
 }
 

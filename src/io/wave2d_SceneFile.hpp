@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 namespace wave2d {
@@ -37,6 +38,11 @@ struct SceneFile {
 // and its masks must be regular files; per-cell buffers must fit in the host's
 // available memory. Does not check stability: call validate() on the result.
 SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});
+
+// The same for TOML text read from elsewhere: `path` names it in the errors and its
+// directory is where masks are found.
+SceneFile read_scene_text(std::string_view text, std::filesystem::path const& path,
+                          SceneFileOptions const& options = {});
 
 // read_scene_file's scene.
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});

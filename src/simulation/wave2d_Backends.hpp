@@ -85,6 +85,12 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                                                                                std::nullopt);
                     },
                     false, cuda::shmem_fused_steps});
+    list.push_back({"cuda-stream",
+                    "hand-written CUDA, warps walking down column strips, T steps in registers",
+                    [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
+                      return std::make_unique<cuda::StreamStepper<MemorySpace>>(space, c);
+                    },
+                    false, cuda::stream_fused_steps});
     list.push_back({"cuda-shmem-32x32",
                     "cuda-shmem in the seed chapter's configuration: 32x32 tiles, 2x2 cells/thread",
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {

@@ -1,0 +1,343 @@
+// The cuda-stream kernel template: T time steps per launch, each warp streaming down a
+// strip of columns with all T levels in flight in its registers. No shared memory and
+// no block barriers: a warp depends on nobody but itself.
+//
+// A warp's window is 128 columns wide, 4 adjacent columns per lane. It walks down the
+// rows of its segment (plus T rows above and below): at row r it loads u(t) of row r + 1
+// and u(t - dt) of row r, then advances every level k = 1..T by one row, row r - k + 1 of
+// level k from rows r - k .. r - k + 2 of level k - 1, made earlier in the same walk.
+// Each level keeps its last three rows in registers, and neighbours across lanes come by
+// shuffles. A level skips the rows no later level needs; only the window's sides are
+// recomputed halo: wrong values creep in from them one column per level, so a warp writes
+// its middle 128 - 2T columns, rows of level T - 1 and T, the new pair. Each launch reads
+// one pair of global fields and writes the other.
+//
+// Most windows of a scene hold no wall, source or border cell and many no damping: their
+// walk reads no per-cell coefficients (interior) or only the damping (damped), both
+// without bounds tests. Which kind a window is, is found once per grid
+// (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
+// take windows from a queue until none is left, so the fast ones even out the end.
+#ifndef WAVE2D_STREAM_KERNEL_CUH
+#define WAVE2D_STREAM_KERNEL_CUH
+
+#include <kernels_cuda/wave2d_CudaCheck.cuh>
+#include <kernels_cuda/wave2d_CudaKernels.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wave2d::cuda {
+
+template <int FusedSteps, int BlocksPerSM = 3>
+struct StreamShape {
+  static constexpr int steps = FusedSteps;
+  static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
+  static constexpr int cells_x = 4;                  // adjacent columns per lane
+  static constexpr int window_x = 32 * cells_x;
+  static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
+  static constexpr int warps = 4;                           // per block
+  static constexpr int threads = 32 * warps;
+  // Rows read beyond a segment's output rows, above and below: a window is inside the
+  // grid when these are.
+  static constexpr int rows_above = 2 * FusedSteps + 1;
+  static constexpr int rows_below = FusedSteps + 3;
+
+  static std::string describe(StreamLayout const& layout) {
+    return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
+           " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
+  }
+};
+
+namespace stream_detail {
+
+template <class Shape>
+struct Window {
+  int x;      // the window's first column (may be negative)
+  int y0;     // first output row
+  int y_end;  // one past the last output row
+};
+
+// A plan entry: the window's index, and its kind in the top bits.
+inline constexpr int window_kind_shift = 30;
+inline constexpr std::uint32_t window_index_mask = (1u << window_kind_shift) - 1;
+
+template <class Shape>
+__device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
+                                          std::int64_t index) {
+  int const strip = int(index % layout.strips);
+  int const segment = int(index / layout.strips);
+  int const y0 = segment * layout.rows;
+  return {strip * Shape::tile_x - Shape::steps, y0, min(y0 + layout.rows, p.ny)};
+}
+
+// A hard source's value: rare, and large inline (sinf, expf), so kept out of the walk's
+// code, which must fit the instruction cache.
+__device__ __noinline__ inline float source_value(Waveform const* sources, float code, float t) {
+  return sources[cell_code::source_index(code)].value(t);
+}
+
+// Walks one window. Kind: what the window holds (StreamWindowKind); Checked: whether
+// loads need bounds tests (only windows of the general kind reach outside the grid).
+template <class Shape, StreamWindowKind Kind, bool UniformKappa>
+__device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, FieldPointers out,
+                                     std::int64_t first_step, Window<Shape> const w) {
+  constexpr int T = Shape::steps;
+  constexpr int C = Shape::cells_x;
+  constexpr bool checked = Kind == StreamWindowKind::general;
+  int const lane = int(threadIdx.x) % 32;
+  int const x = w.x + lane * C;  // the lane's first column
+
+  bool column_inside[C];
+  bool column_written[C];
+#pragma unroll
+  for (int j = 0; j < C; ++j) {
+    column_inside[j] = x + j >= 0 && x + j < p.nx;
+    int const lx = lane * C + j;
+    column_written[j] = column_inside[j] && lx >= T && lx < T + Shape::tile_x;
+  }
+  auto load_row = [&](float const* field, int row, float(&v)[C]) {
+    bool const row_inside = !checked || (row >= 0 && row < p.ny);
+    float const* const at = field + std::int64_t(row) * p.pitch + x;
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      v[j] = row_inside && (!checked || column_inside[j]) ? __ldg(at + j) : 0.0f;
+    }
+  };
+
+  // Level k's last three rows; after each row of the walk they move down a slot.
+  constexpr int newest = 0, middle = 1, older = 2;
+  float ring[T][3][C];
+#pragma unroll
+  for (int k = 0; k < T; ++k)
+#pragma unroll
+    for (int s = 0; s < 3; ++s)
+#pragma unroll
+      for (int j = 0; j < C; ++j) ring[k][s][j] = 0.0f;
+
+  int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
+  int const r_end = w.y_end + T - 2;  // level 1's last needed row
+  // Per-cell coefficients of a row, fixed-zero outside the grid.
+  auto load_coefficients = [&](int row, float(&code)[C], float(&kappa)[C]) {
+    if constexpr (Kind != StreamWindowKind::interior) {
+      load_row(p.code, row, code);
+      if constexpr (checked) {
+        bool const row_inside = row >= 0 && row < p.ny;
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+          if (!(row_inside && column_inside[j])) code[j] = cell_code::fixed_zero;
+        }
+      }
+    }
+    if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
+  };
+
+  float next_current[C], next_previous[C];
+  load_row(in.current, r + 1, next_current);
+  load_row(in.previous, r, next_previous);
+
+  for (; r <= r_end; ++r) {
+    float previous_u[C];
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      ring[0][newest][j] = next_current[j];
+      previous_u[j] = next_previous[j];
+    }
+    load_row(in.current, r + 2, next_current);
+    load_row(in.previous, r + 1, next_previous);
+
+#pragma unroll
+    for (int k = 1; k <= T; ++k) {
+      int const row = r - k + 1;
+      // Level k is needed T - k rows around the segment: skip the rows beyond (the same
+      // for the whole warp, so the shuffles stay converged).
+      if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
+      float(&from)[3][C] = ring[k - 1];
+      float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
+      float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
+      [[maybe_unused]] float code[C], kappa[C];
+      load_coefficients(row, code, kappa);
+      float v[C];
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        float const u_prev = k == 1 ? previous_u[j] : ring[k >= 2 ? k - 2 : 0][older][j];
+        float const sum = (j == 0 ? left : from[middle][j - 1]) +
+                          (j == C - 1 ? right : from[middle][j + 1]) + from[older][j] +
+                          from[newest][j];
+        float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
+        if constexpr (Kind == StreamWindowKind::interior) {
+          v[j] = stencil(0.0f, kk, u_prev, from[middle][j], sum);
+        } else {
+          v[j] = stencil(code[j], kk, u_prev, from[middle][j], sum);
+          if constexpr (checked) {
+            v[j] = updated_or_zero(code[j], v[j]);
+            if (code[j] < cell_code::fixed_zero) {
+              v[j] = source_value(p.sources, code[j], p.time(first_step + k - 1));
+            }
+          }
+        }
+      }
+      if (k < T) {
+#pragma unroll
+        for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
+      } else {
+        std::int64_t const at = std::int64_t(row) * p.pitch + x;
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+          if (column_written[j]) {
+            out.previous[at + j] = ring[T - 1][middle][j];
+            out.current[at + j] = v[j];
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < T; ++k) {
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        ring[k][older][j] = ring[k][middle][j];
+        ring[k][middle][j] = ring[k][newest][j];
+      }
+    }
+  }
+}
+
+}  // namespace stream_detail
+
+// Shape::blocks_per_sm blocks of four warps per multiprocessor (3: at most 170 registers
+// a thread). The
+// grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
+// the windows taken, plan[1..] are the windows, general ones first) until none is left, so
+// that the slow windows start first and the fast ones fill the end.
+template <class Shape, bool UniformKappa>
+__global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
+    stream_steps(KernelParams params, StreamLayout layout, std::uint32_t* plan, FieldPointers in,
+                 FieldPointers out, std::int64_t first_step) {
+  using namespace stream_detail;
+  std::uint32_t const windows = std::uint32_t(layout.strips) * layout.segments;
+  for (;;) {
+    std::uint32_t taken = 0;
+    if (threadIdx.x % 32 == 0) taken = atomicAdd(plan, 1u);
+    taken = __shfl_sync(0xffffffffu, taken, 0);
+    if (taken >= windows) return;
+    std::uint32_t const entry = plan[1 + taken];
+    auto const w = window_of<Shape>(layout, params, entry & window_index_mask);
+    switch (StreamWindowKind(entry >> window_kind_shift)) {
+      case StreamWindowKind::interior:
+        if constexpr (UniformKappa) {
+          walk<Shape, StreamWindowKind::interior, UniformKappa>(params, in, out, first_step, w);
+          break;
+        }
+        [[fallthrough]];
+      case StreamWindowKind::damped:
+        walk<Shape, StreamWindowKind::damped, UniformKappa>(params, in, out, first_step, w);
+        break;
+      default: walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
+    }
+  }
+}
+
+// One thread per window: the kinds of a grid's windows, once per grid.
+template <class Shape>
+__global__ void classify_windows(KernelParams params, StreamLayout layout, std::uint32_t* entries) {
+  using namespace stream_detail;
+  std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (index >= std::int64_t(layout.strips) * layout.segments) return;
+  auto const w = window_of<Shape>(layout, params, index);
+  int const y_first = w.y0 - Shape::rows_above;
+  int const y_last = w.y_end + Shape::rows_below;
+  auto kind = StreamWindowKind::interior;
+  if (w.x < 0 || w.x + Shape::window_x > params.nx || y_first < 0 || y_last > params.ny) {
+    kind = StreamWindowKind::general;
+  } else {
+    for (int y = y_first; y < y_last && kind != StreamWindowKind::general; ++y) {
+      for (int x = w.x; x < w.x + Shape::window_x; ++x) {
+        float const code = params.code[std::int64_t(y) * params.pitch + x];
+        if (code < 0.0f) {
+          kind = StreamWindowKind::general;
+          break;
+        }
+        if (code != 0.0f || params.kappa) kind = StreamWindowKind::damped;
+      }
+    }
+  }
+  entries[index] = std::uint32_t(index) | std::uint32_t(kind) << window_kind_shift;
+}
+
+template <class Shape>
+StreamLayout stream_layout_for(KernelParams const& params, int device) {
+  StreamLayout layout;
+  layout.strips = (params.nx + Shape::tile_x - 1) / Shape::tile_x;
+  int multiprocessors = 0, blocks_per_sm = 0;
+  WAVE2D_CUDA_CHECK(
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_per_sm, stream_steps<Shape, true>, Shape::threads, 0));
+  layout.resident_blocks = multiprocessors * blocks_per_sm;
+  // Segments short enough for a few windows per warp (the queue then evens out slow and
+  // fast windows), long enough that the rows read twice stay few.
+  constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24;
+  std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
+  std::int64_t const rows =
+      std::int64_t(layout.strips) * params.ny / (std::int64_t(windows_per_warp) * warps);
+  layout.rows = int(std::clamp<std::int64_t>(rows, min_rows, max_rows));
+  layout.segments = (params.ny + layout.rows - 1) / layout.rows;
+  return layout;
+}
+
+// plan: 1 + strips * segments entries of device memory.
+template <class Shape>
+void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layout,
+                            std::uint32_t* plan, cudaStream_t stream) {
+  using namespace stream_detail;
+  std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
+  if (windows > std::int64_t(window_index_mask)) {
+    throw std::length_error("cuda-stream: too many windows for this grid");
+  }
+  classify_windows<Shape>
+      <<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout, plan + 1);
+  WAVE2D_CUDA_CHECK(cudaGetLastError());
+  // General windows first, then damped, then interior ones.
+  std::vector<std::uint32_t> entries(std::size_t(windows) + 1);
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(entries.data() + 1, plan + 1, windows * sizeof(std::uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+  WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::stable_sort(entries.begin() + 1, entries.end(), [](std::uint32_t a, std::uint32_t b) {
+    return (a >> window_kind_shift) > (b >> window_kind_shift);
+  });
+  entries[0] = 0;
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, entries.data(), entries.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream));
+  WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// Runs n_steps as launches of Shape::steps, alternating between the two pairs, and the
+// remainder (fewer than Shape::steps) one step per launch. Returns the pair that holds
+// the result.
+template <class Shape>
+FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& layout,
+                                std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
+                                std::int64_t first_step, std::int64_t n_steps,
+                                cudaStream_t stream) {
+  auto const kernel = params.kappa ? stream_steps<Shape, false> : stream_steps<Shape, true>;
+  std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
+  unsigned const blocks = unsigned(
+      std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
+  std::int64_t const fused = n_steps - n_steps % Shape::steps;
+  for (std::int64_t s = 0; s < fused; s += Shape::steps) {
+    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));
+    kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, plan, fields, scratch,
+                                                  first_step + s);
+    WAVE2D_CUDA_CHECK(cudaGetLastError());
+    std::swap(fields, scratch);
+  }
+  return advance_naive(params, fields, first_step + fused, n_steps - fused, stream);
+}
+
+}  // namespace wave2d::cuda
+
+#endif

@@ -1,0 +1,439 @@
+// The Python module `wave2d`: scenes, simulations on the library's backends, fields as
+// NumPy arrays. pybind11 does the binding; the library does everything else.
+//
+// Kokkos is initialized once, by wave2d.initialize(args) or else by the first simulation,
+// and finalized at exit (atexit). Before it is, every simulation and every array that
+// holds a Kokkos allocation lets it go: a simulation is then unusable (RuntimeError),
+// and an array viewing a field must not be read any more (atexit handlers registered
+// before wave2d was imported run after it).
+#include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_KokkosArguments.hpp>
+#include <io/wave2d_Checkpoint.hpp>
+#include <io/wave2d_Output.hpp>
+#include <io/wave2d_SceneFile.hpp>
+#include <scene/wave2d_BuiltinScenes.hpp>
+#include <simulation/wave2d_Backends.hpp>
+#include <simulation/wave2d_Simulation.hpp>
+
+#include <wave2d_Config.hpp>
+#include <wave2d_KokkosCompat.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+#include <python/wave2d_SceneDict.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <unordered_set>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace wave2d::python {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// What holds Kokkos allocations, to be let go before Kokkos::finalize.
+class Resource {
+ public:
+  Resource();
+  virtual ~Resource();
+  Resource(Resource const&) = delete;
+  Resource& operator=(Resource const&) = delete;
+  virtual void release() = 0;
+};
+
+struct Runtime {
+  bool initialized_here = false;
+  bool finalized = false;
+  std::unordered_set<Resource*> resources;
+};
+
+Runtime& runtime() {
+  static Runtime instance;
+  return instance;
+}
+
+Resource::Resource() { runtime().resources.insert(this); }
+Resource::~Resource() { runtime().resources.erase(this); }
+
+void initialize(std::vector<std::string> const& arguments) {
+  Runtime& state = runtime();
+  if (state.finalized) {
+    throw std::runtime_error("wave2d: Kokkos was finalized and cannot start again in this process");
+  }
+  if (Kokkos::is_initialized()) {
+    throw std::runtime_error(
+        "wave2d: Kokkos is already initialized: call wave2d.initialize(...) once, before the "
+        "first simulation");
+  }
+  std::vector<std::string> kept{"wave2d"};
+  kept.insert(kept.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (auto& argument : kept) argv.push_back(argument.data());
+  cli::check_kokkos_arguments(argv);  // Kokkos aborts on some bad ones
+  int argc = int(argv.size());
+  argv.push_back(nullptr);
+  Kokkos::initialize(argc, argv.data());
+  state.initialized_here = true;
+}
+
+void ensure_initialized() {
+  if (runtime().finalized) {
+    throw std::runtime_error("wave2d: Kokkos was finalized (at exit): no more simulations");
+  }
+  if (!Kokkos::is_initialized()) initialize({});
+}
+
+void finalize() {
+  Runtime& state = runtime();
+  // release() may end a resource: iterate over a copy.
+  std::vector<Resource*> const resources(state.resources.begin(), state.resources.end());
+  for (Resource* resource : resources) resource->release();
+  if (state.initialized_here && Kokkos::is_initialized()) Kokkos::finalize();
+  state.finalized = true;
+}
+
+// ---- Scenes -----------------------------------------------------------------------
+
+std::vector<std::string> builtin_names() {
+  std::vector<std::string> names;
+  for (auto const& info : builtin_scenes()) names.emplace_back(info.name);
+  return names;
+}
+
+// As `wave2d run --scene`: a built-in scene's name, else a scene file.
+Scene scene_from_name_or_file(std::string const& name) {
+  for (auto const& info : builtin_scenes()) {
+    if (info.name == name) return builtin_scene(info.name);
+  }
+  std::error_code error;
+  if (fs::symlink_status(name, error).type() == fs::file_type::not_found) {
+    std::string names;
+    for (auto const& known : builtin_names()) names += (names.empty() ? "" : ", ") + known;
+    throw SceneError("unknown scene '" + name + "': neither a built-in scene (" + names +
+                     ") nor a scene file");
+  }
+  return load_scene_file(name);
+}
+
+Scene to_scene(py::handle source) {
+  if (py::isinstance<Scene>(source)) return source.cast<Scene>();
+  if (py::isinstance<py::dict>(source)) return scene_from_dict(source.cast<py::dict>());
+  if (py::isinstance<py::str>(source)) return scene_from_name_or_file(source.cast<std::string>());
+  if (py::hasattr(source, "__fspath__")) return load_scene_file(source.cast<fs::path>());
+  throw py::type_error("a scene is a wave2d.Scene, a built-in scene's name, a TOML file or a dict");
+}
+
+// ---- Fields as arrays ---------------------------------------------------------------
+
+// A field's allocation, kept alive by the NumPy array that views it.
+template <class View>
+class FieldHolder final : public Resource {
+ public:
+  explicit FieldHolder(View view) : view(std::move(view)) {}
+  void release() override { view = View(); }
+  View view;
+};
+
+// The field as a (ny, nx) float32 array: a read-only view of the simulation's memory on a
+// host space; a writable copy from a GPU's.
+template <class Field>
+py::array to_array(Field const& field) {
+  using MemorySpace = typename Field::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    auto* holder = new FieldHolder<Field>(field);
+    py::capsule base(holder, [](void* p) { delete static_cast<FieldHolder<Field>*>(p); });
+    py::array_t<float> array({py::ssize_t(field.extent(0)), py::ssize_t(field.extent(1))},
+                             {py::ssize_t(field.stride(0) * sizeof(float)),
+                              py::ssize_t(field.stride(1) * sizeof(float))},
+                             field.data(), base);
+    py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return std::move(array);
+  } else {
+    py::array_t<float> array({py::ssize_t(field.extent(0)), py::ssize_t(field.extent(1))});
+    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        host(array.mutable_data(), field.extent(0), field.extent(1));
+    Kokkos::deep_copy(host, field);
+    return std::move(array);
+  }
+}
+
+// ---- Simulations --------------------------------------------------------------------
+
+class AnySimulation : public Resource {
+ public:
+  virtual void advance(std::int64_t steps) = 0;
+  virtual void reset() = 0;
+  virtual void set_state(py::array_t<float, py::array::c_style | py::array::forcecast> previous,
+                         py::array_t<float, py::array::c_style | py::array::forcecast> current,
+                         std::int64_t step) = 0;
+  virtual py::array previous() = 0;
+  virtual py::array current() = 0;
+  virtual std::int64_t step() = 0;
+  virtual float time() = 0;
+  virtual std::string configuration() = 0;
+  virtual std::string space() const = 0;
+  virtual Scene scene() = 0;
+  virtual std::string backend() = 0;
+  virtual void write_checkpoint(fs::path const& path) = 0;
+  virtual void resume(fs::path const& path) = 0;
+  // RECEIVERS (issue 11, part 1): bind Simulation::receivers() as `receivers` here, a
+  // (steps + 1, receivers) array like previous/current, once receivers are on main.
+};
+
+template <class ExecutionSpace>
+class SimulationOn final : public AnySimulation {
+ public:
+  SimulationOn(Scene scene, std::string const& backend, ValidationOptions options)
+      : simulation_(std::in_place, space_, std::move(scene), backend, options) {}
+
+  void release() override { simulation_.reset(); }
+
+  void advance(std::int64_t steps) override {
+    auto& simulation = get();
+    py::gil_scoped_release unlocked;
+    simulation.advance(space_, steps);
+    wave2d::fence(space_, "wave2d::python::advance");
+  }
+  void reset() override {
+    get().reset(space_);
+    wave2d::fence(space_, "wave2d::python::reset");
+  }
+  void set_state(py::array_t<float, py::array::c_style | py::array::forcecast> previous,
+                 py::array_t<float, py::array::c_style | py::array::forcecast> current,
+                 std::int64_t step) override {
+    auto& simulation = get();
+    Window const& window = simulation.window();
+    for (auto const* field : {&previous, &current}) {
+      if (field->ndim() != 2 || field->shape(0) != window.local_ny() ||
+          field->shape(1) != window.local_nx()) {
+        throw std::invalid_argument("set_state: the fields must have the shape (ny, nx) = (" +
+                                    std::to_string(window.local_ny()) + ", " +
+                                    std::to_string(window.local_nx()) + ")");
+      }
+    }
+    set_state(simulation, previous.data(), current.data(), step);
+  }
+  py::array previous() override { return to_array(get().previous()); }
+  py::array current() override { return to_array(get().current()); }
+  std::int64_t step() override { return get().steps_done(); }
+  float time() override { return get().time(); }
+  std::string configuration() override { return get().configuration(); }
+  std::string space() const override { return ExecutionSpace::name(); }
+  Scene scene() override { return get().scene(); }
+  std::string backend() override { return get().backend(); }
+
+  void write_checkpoint(fs::path const& path) override {
+    auto& simulation = get();
+    CheckpointData data;
+    data.nx = simulation.scene().nx;
+    data.ny = simulation.scene().ny;
+    data.step = simulation.steps_done();
+    data.scene_hash = scene_hash(simulation.scene());
+    data.numerics = numerics();
+    data.previous = to_host(simulation.previous());
+    data.current = to_host(simulation.current());
+    wave2d::write_checkpoint(path, data);
+  }
+  void resume(fs::path const& path) override {
+    auto& simulation = get();
+    CheckpointData const data = read_checkpoint(path);
+    check_checkpoint_matches(path, data, simulation.scene(), numerics());
+    set_state(simulation, data.previous.data(), data.current.data(), data.step);
+  }
+
+ private:
+  Simulation<ExecutionSpace>& get() {
+    if (!simulation_) {
+      throw std::runtime_error("wave2d: this simulation was let go when Kokkos was finalized");
+    }
+    return *simulation_;
+  }
+
+  std::string numerics() {
+    return numerics_text(get().backend(), get().configuration(), ExecutionSpace::name());
+  }
+
+  void set_state(Simulation<ExecutionSpace>& simulation, float const* previous,
+                 float const* current, std::int64_t step) {
+    Window const& window = simulation.window();
+    using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    simulation.set_state(space_, Host(previous, window.local_ny(), window.local_nx()),
+                         Host(current, window.local_ny(), window.local_nx()), step);
+    wave2d::fence(space_, "wave2d::python::set_state");  // the host buffers go after it
+  }
+
+  template <class Field>
+  std::vector<float> to_host(Field const& field) {
+    std::vector<float> host(field.size());
+    Kokkos::deep_copy(space_,
+                      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          host.data(), field.extent(0), field.extent(1)),
+                      field);
+    wave2d::fence(space_, "wave2d::python::to_host");
+    return host;
+  }
+
+  ExecutionSpace space_;
+  std::optional<Simulation<ExecutionSpace>> simulation_;
+};
+
+using Default = Kokkos::DefaultExecutionSpace;
+using Host = Kokkos::DefaultHostExecutionSpace;
+
+// On the default execution space where the backend runs there, else on the host's (the
+// reference, when the default space is a GPU's): as `wave2d run` chooses.
+std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::string const& backend,
+                                               bool allow_unstable) {
+  Scene scene = to_scene(scene_source);
+  ensure_initialized();
+  ValidationOptions const options{.allow_unstable = allow_unstable};
+  if constexpr (!std::is_same_v<Default, Host>) {
+    if (!has_backend<Default>(backend) && has_backend<Host>(backend)) {
+      return std::make_unique<SimulationOn<Host>>(std::move(scene), backend, options);
+    }
+  }
+  return std::make_unique<SimulationOn<Default>>(std::move(scene), backend, options);
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  auto const add = [&](auto const& list) {
+    for (auto const& backend : list) {
+      if (std::find(names.begin(), names.end(), backend.name) == names.end()) {
+        names.emplace_back(backend.name);
+      }
+    }
+  };
+  add(backends<Default>());
+  add(backends<Host>());
+  return names;
+}
+
+py::array walls_of(Scene const& scene) {
+  py::array_t<bool> walls({py::ssize_t(scene.ny), py::ssize_t(scene.nx)});
+  auto* out = walls.mutable_data();
+  for (std::int64_t i = 0; i < scene.cells(); ++i) {
+    out[i] = !scene.walls.empty() && scene.walls[std::size_t(i)] != 0;
+  }
+  return std::move(walls);
+}
+
+// The Python types of the library's errors.
+py::exception<SceneError>* scene_error = nullptr;
+py::exception<CheckpointError>* checkpoint_error = nullptr;
+
+}  // namespace
+
+}  // namespace wave2d::python
+
+using namespace wave2d;
+using namespace wave2d::python;
+
+PYBIND11_MODULE(wave2d, m) {
+  m.doc() =
+      "Explicit 2D wave-equation simulation on Kokkos execution spaces: scenes, simulations on "
+      "the library's backends, fields as NumPy arrays.";
+  m.attr("__version__") = WAVE2D_VERSION;
+
+  // The library's errors, with its messages: bad scenes, inputs and checkpoints are
+  // ValueErrors, files that cannot be written OSErrors.
+  // Never destroyed: they would be after the interpreter.
+  scene_error = new py::exception<SceneError>(m, "SceneError", PyExc_ValueError);
+  checkpoint_error = new py::exception<CheckpointError>(m, "CheckpointError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (SceneError const& e) {
+      (*scene_error)(e.what());
+    } catch (CheckpointError const& e) {
+      (*checkpoint_error)(e.what());
+    } catch (cli::InputError const& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (OutputError const& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    }
+  });
+
+  m.def("initialize", &initialize, py::arg("args") = std::vector<std::string>{},
+        "Initialize Kokkos with these arguments (e.g. ['--kokkos-num-threads=2']); at most "
+        "once, before the first simulation, which otherwise initializes it without any.");
+  m.def(
+      "is_initialized", [] { return Kokkos::is_initialized(); }, "Whether Kokkos is initialized.");
+  m.def("finalize", &finalize,
+        "Let every simulation and field go, then finalize Kokkos; runs at exit by itself.");
+  m.def("backends", &backend_names,
+        "The backends a Simulation takes: those of the default execution space, then the "
+        "host's.");
+  m.def("scenes", &builtin_names, "The built-in scenes' names.");
+  m.def(
+      "execution_space", [] { return std::string(Default::name()); },
+      "The default execution space of this build's Kokkos.");
+
+  py::class_<Scene>(m, "Scene",
+                    "A scene: a built-in scene's name, a TOML scene file (docs/scene-files.md) "
+                    "or a dict with the keys of one.")
+      .def(py::init([](py::object const& source) { return to_scene(source); }), py::arg("source"))
+      .def_readwrite("name", &Scene::name)
+      .def_readonly("nx", &Scene::nx)
+      .def_readonly("ny", &Scene::ny)
+      .def_readonly("c", &Scene::c)
+      .def_readonly("dx", &Scene::dx)
+      .def_readonly("dt", &Scene::dt)
+      .def_readonly("t0", &Scene::t0)
+      .def_readwrite("steps", &Scene::steps, "The scene's default number of steps.")
+      .def_property_readonly("walls", &walls_of, "A (ny, nx) bool array, True on walls.")
+      .def_property_readonly(
+          "sources",
+          [](Scene const& scene) {
+            std::vector<std::pair<std::int32_t, std::int32_t>> cells;
+            for (auto const& source : scene.sources) cells.emplace_back(source.x, source.y);
+            return cells;
+          },
+          "The sources' cells, (x, y).")
+      .def("courant_number", &courant_number)
+      .def("__repr__", [](Scene const& scene) {
+        return "<wave2d.Scene '" + scene.name + "' " + std::to_string(scene.nx) + " x " +
+               std::to_string(scene.ny) + ", " + std::to_string(scene.steps) + " steps>";
+      });
+
+  py::class_<AnySimulation>(m, "Simulation",
+                            "A scene stepped by one backend, from u = 0 at step 0.")
+      .def(py::init(&make_simulation), py::arg("scene"), py::arg("backend") = "kokkos-mdrange",
+           py::arg("allow_unstable") = false)
+      .def("advance", &AnySimulation::advance, py::arg("steps") = 1,
+           "Advance by this many steps (the GIL is released meanwhile).")
+      .def("reset", &AnySimulation::reset, "Back to u = 0 at step 0.")
+      .def("set_state", &AnySimulation::set_state, py::arg("previous"), py::arg("current"),
+           py::arg("step"), "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays, copied.")
+      .def_property_readonly("previous", &AnySimulation::previous,
+                             "u(t_{n-1}), (ny, nx) float32: a read-only view of the "
+                             "simulation's memory on a host space (it changes with advance(); "
+                             ".copy() keeps it), a copy from a GPU.")
+      .def_property_readonly("current", &AnySimulation::current, "u(t_n), as previous.")
+      .def_property_readonly("step", &AnySimulation::step, "n, the steps done.")
+      .def_property_readonly("time", &AnySimulation::time)
+      .def_property_readonly("backend", &AnySimulation::backend)
+      .def_property_readonly("configuration", &AnySimulation::configuration,
+                             "What the backend runs for this grid.")
+      .def_property_readonly("space", &AnySimulation::space, "The execution space it runs on.")
+      .def_property_readonly("scene", &AnySimulation::scene)
+      .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
+           "Write the state as a checkpoint file (the format `wave2d run` writes).")
+      .def("resume", &AnySimulation::resume, py::arg("path"),
+           "Continue from a checkpoint of the same scene, backend and wave2d.");
+
+  // Kokkos goes at exit, after every simulation and field lets it go.
+  py::module_::import("atexit").attr("register")(py::cpp_function(&finalize));
+}

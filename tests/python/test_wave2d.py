@@ -1,0 +1,246 @@
+"""The Python module wave2d, against the library's reference backend.
+
+Run by CTest as `python3 -m unittest discover -s tests/python` with PYTHONPATH set to the
+build's python/ folder.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import numpy as np
+
+import wave2d
+
+TINY_TOML = """
+name = "tiny"
+[grid]
+nx = 40
+ny = 30
+[time]
+steps = 60
+[[walls]]
+rect = { x0 = 20, y0 = 0, x1 = 21, y1 = 12 }
+[[sources]]
+x = 10
+y = 10
+waveform = "ricker"
+frequency = 15.0
+delay = 0.1
+"""
+
+TINY_DICT = {
+    "name": "tiny",
+    "grid": {"nx": 40, "ny": 30},
+    "time": {"steps": 60},
+    "walls": [{"rect": {"x0": 20, "y0": 0, "x1": 21, "y1": 12}}],
+    "sources": [{"x": 10, "y": 10, "waveform": "ricker", "frequency": 15.0, "delay": 0.1}],
+}
+
+ON_GPU = wave2d.execution_space() == "Cuda"
+
+
+def run(scene, backend, steps, chunk=None):
+    simulation = wave2d.Simulation(scene, backend=backend)
+    done = 0
+    while done < steps:
+        n = min(chunk or steps, steps - done)
+        simulation.advance(n)
+        done += n
+    return simulation
+
+
+def run_python(code):
+    """Runs `code` in a fresh interpreter with this one's environment."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=os.environ.copy(), timeout=300)
+
+
+class Scenes(unittest.TestCase):
+    def test_builtin(self):
+        self.assertIn("double-slit-small", wave2d.scenes())
+        scene = wave2d.Scene("double-slit-small")
+        self.assertEqual((scene.nx, scene.ny, scene.steps), (201, 201, 800))
+        self.assertEqual(scene.walls.shape, (201, 201))
+        self.assertEqual(scene.walls.dtype, np.bool_)
+        self.assertTrue(scene.walls.any())
+        self.assertEqual(len(scene.sources), 1)
+
+    def test_toml_file_and_dict_make_the_same_scene(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = pathlib.Path(directory) / "tiny.toml"
+            path.write_text(TINY_TOML)
+            from_path = wave2d.Scene(path)
+            from_name = wave2d.Scene(str(path))
+        from_dict = wave2d.Scene(TINY_DICT)
+        for scene in (from_path, from_name, from_dict):
+            self.assertEqual((scene.name, scene.nx, scene.ny, scene.steps), ("tiny", 40, 30, 60))
+            np.testing.assert_array_equal(scene.walls, from_dict.walls)
+        a = run(from_path, "reference", 60)
+        b = run(from_dict, "reference", 60)
+        np.testing.assert_array_equal(a.current, b.current)
+        self.assertTrue(np.abs(a.current).max() > 0)
+
+    def test_dict_with_numpy_numbers(self):
+        scene = wave2d.Scene({"grid": {"nx": np.int64(40), "ny": 30}, "time": {"steps": 5},
+                              "sources": [{"x": 10, "y": 10, "frequency": np.float32(20.0)}]})
+        self.assertEqual(scene.nx, 40)
+
+    def test_bad_scenes_are_value_errors_with_the_library_messages(self):
+        with self.assertRaisesRegex(wave2d.SceneError, r"sources\[0\]\.x: 10 lies outside the grid"):
+            wave2d.Scene({"grid": {"nx": 8, "ny": 8}, "sources": [{"x": 10, "y": 10}]})
+        with self.assertRaisesRegex(ValueError, "unknown scene 'triple-slit'"):
+            wave2d.Scene("triple-slit")
+        with self.assertRaisesRegex(ValueError, "unknown key"):
+            wave2d.Scene({"grid": {"nx": 8, "ny": 8}, "colour": "red"})
+        with self.assertRaisesRegex(TypeError, "grid.nx: a NoneType is not a TOML value"):
+            wave2d.Scene({"grid": {"nx": None}})
+        with self.assertRaises(TypeError):
+            wave2d.Scene(3.5)
+        self.assertTrue(issubclass(wave2d.SceneError, ValueError))
+
+
+class Simulations(unittest.TestCase):
+    def test_backends(self):
+        names = wave2d.backends()
+        self.assertIn("reference", names)
+        self.assertIn("kokkos-mdrange", names)
+        self.assertIn("kokkos-tiled", names)
+
+    def test_every_backend_gives_the_reference_result(self):
+        scene = wave2d.Scene("double-slit-small")
+        reference = run(scene, "reference", 120)
+        for backend in wave2d.backends():
+            with self.subTest(backend=backend):
+                simulation = run(scene, backend, 120, chunk=7)
+                self.assertEqual(simulation.step, 120)
+                self.assertEqual(simulation.backend, backend)
+                self.assertAlmostEqual(simulation.time, 120 * scene.dt, places=5)
+                for field in ("previous", "current"):
+                    mine = getattr(simulation, field)
+                    expected = getattr(reference, field)
+                    self.assertEqual(mine.shape, (201, 201))
+                    self.assertEqual(mine.dtype, np.float32)
+                    if simulation.space == "Cuda":  # GPU compilers contract to FMA
+                        error = np.linalg.norm(mine - expected) / np.linalg.norm(expected)
+                        self.assertLess(error, 1e-5)
+                    else:
+                        np.testing.assert_array_equal(mine, expected)
+
+    @unittest.skipIf(ON_GPU, "the default space is a GPU's: its fields come as copies")
+    def test_fields_are_read_only_views_of_the_simulation(self):
+        simulation = run("double-slit-small", "kokkos-mdrange", 10)
+        first = simulation.current
+        again = simulation.current
+        self.assertEqual(first.__array_interface__["data"][0], again.__array_interface__["data"][0])
+        self.assertFalse(first.flags.owndata)
+        self.assertFalse(first.flags.writeable)
+        with self.assertRaises(ValueError):
+            first[0, 0] = 1.0
+        self.assertEqual(first.strides, (201 * 4, 4))
+        kept = first.copy()
+        del simulation  # the array keeps the field alive
+        np.testing.assert_array_equal(first, kept)
+
+    def test_set_state_and_checkpoints_resume_bit_for_bit(self):
+        scene = wave2d.Scene(TINY_DICT)
+        whole = run(scene, "kokkos-tiled", 50)
+        half = run(scene, "kokkos-tiled", 20)
+        resumed = wave2d.Simulation(scene, backend="kokkos-tiled")
+        resumed.set_state(half.previous.copy(), half.current.copy(), 20)
+        resumed.advance(30)
+        np.testing.assert_array_equal(resumed.current, whole.current)
+        np.testing.assert_array_equal(resumed.previous, whole.previous)
+        with tempfile.TemporaryDirectory() as directory:
+            path = pathlib.Path(directory) / "tiny.ck"
+            half.save_checkpoint(path)
+            from_file = wave2d.Simulation(scene, backend="kokkos-tiled")
+            from_file.resume(str(path))
+            self.assertEqual(from_file.step, 20)
+            from_file.advance(30)
+            np.testing.assert_array_equal(from_file.current, whole.current)
+            with self.assertRaisesRegex(wave2d.CheckpointError, "backend kokkos-tiled"):
+                wave2d.Simulation(scene, backend="reference").resume(path)
+            with self.assertRaisesRegex(ValueError, "is of another scene"):
+                wave2d.Simulation("double-slit-small", backend="kokkos-tiled").resume(path)
+            data = bytearray(path.read_bytes())
+            data[len(data) // 2] ^= 1
+            path.write_bytes(bytes(data))
+            with self.assertRaisesRegex(ValueError, "checksum does not match"):
+                from_file.resume(path)
+
+    def test_errors_carry_the_library_messages(self):
+        with self.assertRaisesRegex(ValueError, "unknown backend 'warp-drive'"):
+            wave2d.Simulation("double-slit-small", backend="warp-drive")
+        unstable = dict(TINY_DICT, time={"steps": 5, "dt": 0.9})
+        with self.assertRaisesRegex(ValueError, "unstable time step"):
+            wave2d.Simulation(unstable)
+        wave2d.Simulation(unstable, allow_unstable=True)
+        simulation = wave2d.Simulation(TINY_DICT)
+        with self.assertRaisesRegex(ValueError, "negative steps"):
+            simulation.advance(-1)
+        with self.assertRaisesRegex(ValueError, r"shape \(ny, nx\) = \(30, 40\)"):
+            simulation.set_state(np.zeros((40, 30)), np.zeros((40, 30)), 3)
+        with self.assertRaisesRegex(OSError, "cannot write"):
+            simulation.save_checkpoint("/proc/wave2d.ck")
+
+
+class Kokkos(unittest.TestCase):
+    """Initialization and finalization, each in a fresh interpreter."""
+
+    def test_arguments_reach_kokkos_and_exit_is_clean(self):
+        result = run_python("""
+            import wave2d
+            assert not wave2d.is_initialized()
+            wave2d.initialize(["--kokkos-num-threads=1"])
+            assert wave2d.is_initialized()
+            try:
+                wave2d.initialize([])
+            except RuntimeError as e:
+                print("twice:", e)
+            simulation = wave2d.Simulation("double-slit-small")
+            simulation.advance(3)
+            kept = simulation.current  # alive at exit: let go before Kokkos is finalized
+            print("ok")
+        """)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("twice: wave2d: Kokkos is already initialized", result.stdout)
+        self.assertIn("ok", result.stdout)
+        self.assertNotIn("Kokkos", result.stderr)
+
+    def test_bad_arguments_are_value_errors(self):
+        result = run_python("""
+            import wave2d
+            try:
+                wave2d.initialize(["--kokkos-num-threads=abc"])
+            except ValueError as e:
+                print("refused:", e)
+            print(wave2d.is_initialized())
+        """)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("refused: --kokkos-num-threads=abc", result.stdout)
+        self.assertIn("False", result.stdout)
+
+    def test_finalize_lets_every_simulation_go(self):
+        result = run_python("""
+            import wave2d
+            simulation = wave2d.Simulation("double-slit-small", backend="reference")
+            wave2d.finalize()
+            for call in (lambda: simulation.advance(1), lambda: wave2d.Simulation("double-slit-small")):
+                try:
+                    call()
+                except RuntimeError as e:
+                    print("refused:", e)
+        """)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("refused: wave2d: this simulation was let go when Kokkos was finalized",
+                      result.stdout)
+        self.assertIn("refused: wave2d: Kokkos was finalized", result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -160,7 +160,11 @@ class SimulationCase final : public Case<ExecutionSpace> {
  public:
   SimulationCase(ExecutionSpace const& space, Scene scene, std::string const& backend)
       : simulation_(space, std::move(scene), backend) {}
-  void reset(ExecutionSpace const& space) override { simulation_.reset(space); }
+  // The receivers' trace (if any) sized for a run outside the timed region.
+  void reset(ExecutionSpace const& space) override {
+    simulation_.reset(space);
+    simulation_.reserve_receivers(space, this->steps_per_run);
+  }
   void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
     simulation_.advance(space, n_steps);
   }
@@ -197,7 +201,7 @@ class StepperCase final : public Case<ExecutionSpace> {
     fields_.step = 0;
   }
   void advance(ExecutionSpace const& space, std::int64_t n_steps) override {
-    stepper_.advance(space, fields_, n_steps);
+    stepper_.advance(space, fields_, n_steps, Receivers{});
   }
   std::string configuration() const { return stepper_.configuration(); }
 
@@ -476,6 +480,17 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
   }));
 }
 
+// `count` receivers on a square lattice over the grid (tile edges, walls and all).
+Scene with_receivers(Scene scene, int count) {
+  int const side = int(std::ceil(std::sqrt(double(count))));
+  for (int i = 0; i < count; ++i) {
+    scene.receivers.push_back({std::int32_t(std::int64_t(scene.nx) * (1 + i % side) / (side + 1)),
+                               std::int32_t(std::int64_t(scene.ny) * (1 + i / side) / (side + 1)),
+                               ""});
+  }
+  return scene;
+}
+
 // plain-openmp on a scene, named like a backend so that reports set it beside them.
 template <class ExecutionSpace>
 void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
@@ -668,6 +683,19 @@ SpaceInfo register_space(Options const& options) {
     }
     if constexpr (is_host_space<ExecutionSpace>) {
       register_plain_loop<ExecutionSpace>(plan, scene_name);
+    }
+  }
+  // The cost of recording: receivers/<space>/<backend>/<scene>/<count> receivers.
+  for (std::string scene_name : {"double-slit-small", "double-slit"}) {
+    for (auto const& backend : all_backends) {
+      if (backend.name == "reference") continue;
+      for (int count : {0, 16}) {
+        register_stencil<ExecutionSpace>(
+            plan, "receivers", backend, scene_name + "/" + std::to_string(count),
+            [scene_name, count](SpacePlan const& p) {
+              return p.scene_workload(with_receivers(builtin_scene(scene_name), count));
+            });
+      }
     }
   }
   register_tuning_family<ExecutionSpace>(plan);

@@ -99,6 +99,7 @@ class DeviceCoefficients {
   float* code_ = nullptr;
   float* kappa_ = nullptr;
   Waveform* sources_ = nullptr;
+  ReceiverCell* receivers_ = nullptr;
   KernelParams params_;
 };
 

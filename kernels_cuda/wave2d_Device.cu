@@ -1,6 +1,7 @@
 // What the raw kernels need from the device besides the kernels themselves.
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_Receivers.cuh>
 
 #include <vector>
 
@@ -28,11 +29,13 @@ DeviceCoefficients::DeviceCoefficients(HostCoefficients const& host, std::int64_
     kappa_ = upload(host.kappa, nx, ny, pitch);
     sources_ = upload(host.sources, std::int64_t(host.sources.size()), 1,
                       std::int64_t(host.sources.size()));
+    receivers_ = upload(host.receivers, std::int64_t(host.receivers.size()), 1,
+                        std::int64_t(host.receivers.size()));
   } catch (...) {
     release();
     throw;
   }
-  params_ = host.params(code_, kappa_, sources_, pitch);
+  params_ = host.params(code_, kappa_, sources_, receivers_, pitch);
 }
 
 DeviceCoefficients::~DeviceCoefficients() { release(); }
@@ -41,6 +44,23 @@ void DeviceCoefficients::release() {
   cudaFree(code_);
   cudaFree(kappa_);
   cudaFree(sources_);
+  cudaFree(receivers_);
+}
+
+namespace {
+
+__global__ void record_receivers_kernel(Receivers receivers, float const* u, std::int64_t pitch,
+                                        std::int64_t steps_done) {
+  record_receivers_from(receivers, u, pitch, steps_done);
+}
+
+}  // namespace
+
+void record_receivers(Receivers const& receivers, float const* u, std::int64_t pitch,
+                      std::int64_t steps_done, cudaStream_t stream) {
+  if (!receivers.active()) return;
+  record_receivers_kernel<<<1, 256, 0, stream>>>(receivers, u, pitch, steps_done);
+  WAVE2D_CUDA_CHECK(cudaGetLastError());
 }
 
 bool device_available(char const** reason) {

@@ -1,6 +1,7 @@
 // cuda-naive: one thread per cell, a warp along a row (coalesced), one launch per step.
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_Receivers.cuh>
 
 #include <algorithm>
 #include <string>
@@ -15,8 +16,12 @@ constexpr int block_y = 8;
 
 template <bool UniformKappa>
 __global__ void __launch_bounds__(block_x* block_y)
-    naive_step(KernelParams params, float t, float* __restrict__ u_prev,
+    naive_step(KernelParams params, float t, std::int64_t steps_done, float* __restrict__ u_prev,
                float const* __restrict__ u) {
+  // The receivers' u(t), in the first block: no launch of their own.
+  if (params.receivers.active() && blockIdx.x == 0 && blockIdx.y == 0) {
+    record_receivers_from(params.receivers, u, params.pitch, steps_done);
+  }
   int const x = blockIdx.x * block_x + threadIdx.x;
   if (x >= params.nx) return;
   // Large grids have more rows than a launch may have blocks in y.
@@ -44,9 +49,13 @@ FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
                     std::min((params.ny + block_y - 1) / block_y, 65535));
   auto const kernel = params.kappa ? naive_step<false> : naive_step<true>;
   for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
-    kernel<<<blocks, block, 0, stream>>>(params, params.time(s), fields.previous, fields.current);
+    kernel<<<blocks, block, 0, stream>>>(params, params.time(s), s, fields.previous,
+                                         fields.current);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields.previous, fields.current);
+  }
+  if (n_steps > 0) {
+    record_receivers(params.receivers, fields.current, params.pitch, first_step + n_steps, stream);
   }
   return fields;
 }

@@ -19,6 +19,7 @@
 
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_Receivers.cuh>
 
 #include <algorithm>
 #include <string>
@@ -160,6 +161,12 @@ __global__ void __launch_bounds__(Tile::threads)
       float* const written = next;
       next = current;
       current = written;
+      // Receivers (issue 11): the output tile's, from `current`, which the next sub-step
+      // only reads. Self-contained: carry this call to any fused kernel.
+      record_tile_receivers(params.receivers, x0 + Tile::steps, y0 + Tile::steps, Tile::tile_x,
+                            Tile::tile_y, first_step + s + 1, [&](int x, int y) {
+                              return current[(y + Tile::steps + 1) * pitch + x + Tile::steps + 1];
+                            });
     }
 
     for_own_cells<Tile>([&](int i, int j, int lx, int ly) {

@@ -4,6 +4,7 @@
 #define WAVE2D_MDRANGE_STEPPER_HPP
 
 #include <backend/wave2d_DeviceCoefficients.hpp>
+#include <backend/wave2d_Receivers.hpp>
 #include <backend/wave2d_Stepper.hpp>
 #include <core/wave2d_KernelParams.hpp>
 
@@ -40,16 +41,33 @@ struct MDRangeTiling {
   }
 };
 
-// One step: u_prev <- u(t + dt), given u_prev = u(t - dt) and u = u(t).
-template <bool UniformKappa>
+// One step: u_prev <- u(t + dt), given u_prev = u(t - dt) and u = u(t). With Record,
+// the threads of the first row also record the receivers' u(t), the state after
+// `steps_done` steps, which no thread writes: no launch of their own, and the stepper
+// records the last state once per advance. Used on devices, where a launch per step
+// costs microseconds (as cuda-naive does); on host spaces that test in every cell's
+// update cost 10% of a double-slit-small run on Serial and a small kernel per step
+// nothing measurable (bench receivers/, 10 interleaved repetitions on a shared 2-core
+// machine), so there the stepper launches that instead.
+template <bool UniformKappa, bool Record>
 struct MDRangeStep {
   KernelParams params;
   float* u_prev;
   float const* u;
   float t;
+  std::int64_t steps_done;
 
   KOKKOS_FUNCTION void update(int y, int x) const {
     std::int64_t const i = y * params.pitch + x;
+    if constexpr (Record) {
+      // Row 0's threads: a test the host loop over x hoists out of it.
+      if (y == 0) {
+        for (int r = x; r < params.receivers.count; r += params.nx) {
+          ReceiverCell const cell = params.receivers.cells[r];
+          params.receivers.record(r, steps_done, u[cell.y * params.pitch + cell.x]);
+        }
+      }
+    }
     u_prev[i] = params.next_value<UniformKappa>(i, u_prev[i], u, t);
   }
   KOKKOS_FUNCTION void operator()(YX, int y, int x) const { update(y, x); }
@@ -67,12 +85,20 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                           std::array<int, 2> tile = MDRangeTiling<ExecutionSpace>::tile)
       : coefficients_(std::move(coefficients)), tile_(tile) {}
 
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
-               std::int64_t n_steps) override {
-    if (coefficients_.params().kappa == nullptr) {
-      run<true>(space, fields, n_steps);
-    } else {
-      run<false>(space, fields, n_steps);
+  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+               Receivers const& receivers) override {
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    bool const uniform = params.kappa == nullptr;
+    if (!receivers.active()) {
+      uniform ? run<true, false>(space, params, fields, n_steps)
+              : run<false, false>(space, params, fields, n_steps);
+      return;
+    }
+    uniform ? run<true, true>(space, params, fields, n_steps)
+            : run<false, true>(space, params, fields, n_steps);
+    if (n_steps > 0 && !on_host) {
+      record_receivers(space, receivers, fields.current.data(), params.pitch, fields.step);
     }
   }
 
@@ -81,19 +107,27 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   }
 
  private:
-  template <bool UniformKappa>
-  void run(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
+  static constexpr bool on_host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+  template <bool UniformKappa, bool Record>
+  void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
+           std::int64_t n_steps) {
     using Policy =
         Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>, Order>;
-    KernelParams const& params = coefficients_.params();
     Policy const policy = std::is_same_v<Order, XY>
                               ? Policy(space, {0, 0}, {params.nx, params.ny}, {tile_[0], tile_[1]})
                               : Policy(space, {0, 0}, {params.ny, params.nx}, {tile_[0], tile_[1]});
     for (std::int64_t s = 0; s < n_steps; ++s, ++fields.step) {
-      MDRangeStep<UniformKappa> const step{params, fields.previous.data(), fields.current.data(),
-                                           params.time(fields.step)};
+      MDRangeStep<UniformKappa, Record && !on_host> const step{
+          params, fields.previous.data(), fields.current.data(), params.time(fields.step),
+          fields.step};
       Kokkos::parallel_for("wave2d::kokkos-mdrange::step", policy, step);
       std::swap(fields.previous, fields.current);
+      if constexpr (Record && on_host) {
+        record_receivers(space, params.receivers, fields.current.data(), params.pitch,
+                         fields.step + 1);
+      }
     }
   }
 

@@ -136,6 +136,23 @@ struct TiledSteps {
     }
   }
 
+  // The receivers in this team's tile (a halo copy is another team's) <- u after
+  // `steps_done` steps, from the window u (origin gx0, gy0 on the grid). A loop over all
+  // receivers: a few compares per receiver and step, nothing when there are none.
+  KOKKOS_FUNCTION void record(Member const& team, float const* u, int gx0, int gy0,
+                              std::int64_t steps_done) const {
+    Receivers const& receivers = params.receivers;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, receivers.count), [&](int r) {
+      ReceiverCell const cell = receivers.cells[r];
+      int const lx = cell.x - gx0;
+      int const ly = cell.y - gy0;
+      if (lx >= halo && lx < halo + tile_x && ly >= halo && ly < halo + tile_y) {
+        Kokkos::single(Kokkos::PerThread(team),
+                       [&] { receivers.record(r, steps_done, u[ly * window_pitch + lx]); });
+      }
+    });
+  }
+
   // A window row of `count` cells: [begin, end) from `from` (from[0] is cell begin),
   // zeros elsewhere.
   template <class T>
@@ -200,6 +217,8 @@ struct TiledSteps {
       float* const computed = a;
       a = b;
       b = computed;
+      // b stays unwritten until the next barrier: read it there, no barrier more.
+      if (params.receivers.active()) record(team, b, gx0, gy0, first_step + s + 1);
     }
 
     // The tile, where it lies on the grid.
@@ -270,15 +289,17 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields,
-               std::int64_t n_steps) override {
+  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+               Receivers const& receivers) override {
     if (n_steps <= 0) return;
     Kokkos::Profiling::ScopedRegion region("wave2d::kokkos-tiled::advance");
     Details::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
-    if (coefficients_.params().kappa == nullptr) {
-      run<true>(space, fields, n_steps);
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    if (params.kappa == nullptr) {
+      run<true>(space, params, fields, n_steps);
     } else {
-      run<false>(space, fields, n_steps);
+      run<false>(space, params, fields, n_steps);
     }
   }
 
@@ -288,8 +309,8 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
 
  private:
   template <bool UniformKappa>
-  void run(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
-    KernelParams const& params = coefficients_.params();
+  void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
+           std::int64_t n_steps) {
     Kokkos::TeamPolicy<ExecutionSpace> const policy =
         Kokkos::TeamPolicy<ExecutionSpace>(space, tiles_x_ * tiles_y_, shape_.team_size,
                                            shape_.vector_length)

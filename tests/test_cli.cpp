@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <csignal>
@@ -83,6 +84,17 @@ class Cli : public ::testing::Test {
                "name = \"tiny room\"\n" + scene_file("nx = 40\nny = 30", "steps = 50"));
     write_text(inputs() / "malformed.toml", "[grid]\nnx = 40\nny = = 30\n");
     write_text(inputs() / "source-outside.toml", scene_file("nx = 8\nny = 8", "steps = 5"));
+    // Receivers on the source, on the border, on a wall and in the open.
+    std::string const receivers =
+        "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 12 }\n"
+        "[[receivers]]\nx = 30\ny = 20\nname = \"mic\"\n"
+        "[[receivers]]\nx = 10\ny = 10\n"
+        "[[receivers]]\nx = 0\ny = 5\nname = \"border\"\n"
+        "[[receivers]]\nx = 20\ny = 4\nname = \"wall\"\n";
+    write_text(inputs() / "receivers.toml",
+               "name = \"room\"\n" + scene_file("nx = 40\nny = 30", "steps = 50", receivers));
+    write_text(inputs() / "receiver-outside.toml",
+               scene_file("nx = 40\nny = 30", "steps = 5", "[[receivers]]\nx = 3\ny = 30\n"));
     write_text(inputs() / "wall-outside.toml",
                scene_file("nx = 40\nny = 30", "steps = 5",
                           "[[walls]]\nrect = { x0 = 20, y0 = 0, x1 = 20, y1 = 45 }\n"));
@@ -285,6 +297,67 @@ TEST_F(Cli, RunsSceneFiles) {
   EXPECT_TRUE(contains(file.out, "40 x 30")) << file.out;
   EXPECT_TRUE(contains(file.out, "50")) << file.out;  // the file's steps
   EXPECT_EQ(work_contents(), with_images({}, {"o", "o/tiny_room.png"}));
+}
+
+TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  Scene const scene = load_scene_file(inputs() / "receivers.toml");
+  // The reference's trace: u at the receivers after each step, from step 0.
+  std::vector<float> u0(scene.cells()), u1(scene.cells()), expected;
+  float* previous = u0.data();
+  float* current = u1.data();
+  for (std::int64_t step = 0;; ++step) {
+    for (auto const& r : scene.receivers) expected.push_back(current[scene.index(r.x, r.y)]);
+    if (step == 50) break;
+    std::tie(previous, current) = reference::run(scene, step, 1, previous, current);
+  }
+  for (std::string backend : {"kokkos-mdrange", "kokkos-tiled", "reference"}) {
+    SCOPED_TRACE(backend);
+    Result const result = wave2d("run --scene '" + (inputs() / "receivers.toml").string() +
+                                 "' --output o --backend " + backend);
+    ASSERT_EQ(result.status, 0) << result.err;
+    bool const plot = !contains(result.err, "without libplot");
+    EXPECT_TRUE(contains(result.out, "(4 receivers, 51 rows)")) << result.out;
+    std::vector<std::string> files = {"o", "o/room.receivers.csv", "o/room.receivers.npy"};
+    if (plot) files.push_back("o/room.receivers.png");
+    EXPECT_EQ(work_contents(), with_images(files, {"o/room.png"}));
+
+    std::string const bytes = read_file(work() / "o/room.receivers.npy");
+    Npy const npy = parse_npy(bytes);
+    EXPECT_EQ(npy.header.find("{'descr': '<f4', 'fortran_order': False, 'shape': (51, 4), }"), 0u)
+        << npy.header;
+    // Host backends: the reference's float expression, bit for bit.
+    EXPECT_TRUE(npy.data == expected) << "the trace differs from the reference's";
+
+    std::istringstream csv(read_file(work() / "o/room.receivers.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "step,time,mic,r1,border,wall");
+    std::getline(csv, line);
+    EXPECT_EQ(line, "0,0,0,0,0,0");
+    int rows = 1;
+    while (std::getline(csv, line)) {
+      ++rows;
+      if (rows == 3) {  // step 2: the source's value, the border and the wall at 0
+        EXPECT_TRUE(line.starts_with("2,")) << line;
+        EXPECT_TRUE(line.ends_with(",0,0")) << line;
+        EXPECT_EQ(
+            std::stof(line.substr(line.find(',', line.find(',', line.find(',') + 1) + 1) + 1)),
+            expected[2 * 4 + 1])
+            << line;
+      }
+    }
+    EXPECT_EQ(rows, 51);
+    if (plot) {
+      EXPECT_EQ(read_file(work() / "o/room.receivers.png").substr(0, 8),
+                std::string("\x89PNG\r\n\x1a\n", 8));
+    }
+    fs::remove_all(work() / "o");
+  }
+  Result const none = wave2d("run --scene '" + (inputs() / "receivers.toml").string() +
+                             "' --output o --no-receivers");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_EQ(work_contents(), with_images({}, {"o", "o/room.png"}));
 }
 
 TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
@@ -723,6 +796,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "malformed.toml:3: ", reads_a_scene_file},
         BadInput{"source_outside_the_grid", "run --scene @/source-outside.toml +",
                  "source-outside.toml:7: sources[0].x: 10 lies outside the grid",
+                 reads_a_scene_file},
+        BadInput{"receiver_outside_the_grid", "run --scene @/receiver-outside.toml +",
+                 "receiver-outside.toml:8: receivers[0].y: 30 lies outside the grid",
                  reads_a_scene_file},
         BadInput{"wall_outside_the_grid", "run --scene @/wall-outside.toml +",
                  "walls[0].rect.y1: 45 lies outside the grid", reads_a_scene_file},

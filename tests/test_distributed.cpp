@@ -1,5 +1,6 @@
 // DistributedSimulation under mpirun (CTest starts it on 1, 2, 3, 4 and 6 ranks): the
-// gathered field equals the single-process run of the same backend, bit for bit.
+// gathered field and receivers' trace equal the single-process run of the same backend, bit
+// for bit.
 #include <distributed/wave2d_DistributedSimulation.hpp>
 #include <wave2d_TestHelpers.hpp>
 
@@ -42,15 +43,38 @@ Scene scene_across_ranks(std::array<int, 2> ranks) {
     for (auto const& s : scene.sources) taken = taken || (s.x == x && s.y == y);
     if (!taken) scene.sources.push_back({x, y, {Waveform::Shape::sine, 3.0f, 25.0f, 0.0f}});
   }
+  // Receivers on both sides of the rank boundaries, on sources, a wall and the border.
+  for (auto [x, y] : {std::pair{bx, by},
+                      {bx - 1, by - 1},
+                      {bx - 1, by},
+                      {bx, 30},
+                      {50, by},
+                      {bx + 2, 7},
+                      {bx, 1},
+                      {0, 0},
+                      {96, 60},
+                      {11, by}}) {
+    x = std::clamp(x, 0, scene.nx - 1);
+    y = std::clamp(y, 0, scene.ny - 1);
+    scene.receivers.push_back({x, y, "r" + std::to_string(scene.receivers.size())});
+  }
   return scene;
 }
 
-HostPair one_process(std::string const& backend, Scene const& scene, std::int64_t steps) {
+struct OneProcess {
+  HostPair fields;
+  std::vector<float> receivers;
+};
+
+OneProcess one_process(std::string const& backend, Scene const& scene, std::int64_t steps) {
   Space space;
   Simulation<Space> simulation(space, scene, backend);
   simulation.advance(space, steps);
+  auto const trace =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), simulation.receivers());
   space.fence();
-  return {to_host<Space>(simulation.previous()), to_host<Space>(simulation.current())};
+  return {{to_host<Space>(simulation.previous()), to_host<Space>(simulation.current())},
+          std::vector<float>(trace.data(), trace.data() + trace.size())};
 }
 
 class DistributedTest : public testing::TestWithParam<std::string> {};
@@ -74,16 +98,19 @@ TEST_P(DistributedTest, EqualsOneProcessBitwise) {
       for (std::int64_t steps : {10, 1, 26}) distributed.advance(space, steps);
       EXPECT_EQ(distributed.steps_done(), 37);
       auto const [previous, current] = distributed.gather(space);
+      auto const receivers = distributed.gather_receivers(space);
       if (world_rank() != 0) {
-        EXPECT_TRUE(previous.empty() && current.empty());
+        EXPECT_TRUE(previous.empty() && current.empty() && receivers.empty());
         continue;
       }
       auto const expected = one_process(backend, scene, 37);
       std::string const what = std::to_string(distributed.ranks()[0]) + "x" +
                                std::to_string(distributed.ranks()[1]) + " ranks, halo " +
                                std::to_string(distributed.window().halo);
-      EXPECT_EQ(previous, expected.previous) << what << ": u(t_{n-1})";
-      EXPECT_EQ(current, expected.current) << what << ": u(t_n)";
+      EXPECT_EQ(previous, expected.fields.previous) << what << ": u(t_{n-1})";
+      EXPECT_EQ(current, expected.fields.current) << what << ": u(t_n)";
+      EXPECT_EQ(receivers.size(), 38 * scene.receivers.size()) << what;
+      EXPECT_EQ(receivers, expected.receivers) << what << ": the receivers' trace";
     }
   }
 }

@@ -375,13 +375,32 @@ TEST(SceneFile, DocumentationExamplesLoadAndValidate) {
     SCOPED_TRACE(file.string());
     load_and_validate(file);
   }
-  EXPECT_EQ(blocks, 2);
+  EXPECT_EQ(blocks, 3);
 }
 
 constexpr std::string_view grid_and_time = "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\n";
 
 std::string with_grid(std::string_view rest) {
   return std::string(grid_and_time) + std::string(rest);
+}
+
+TEST(SceneFile, ReceiversAnywhereWithOptionalNames) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  TemporaryDirectory const temporary;
+  fs::path const file = temporary.path() / "receivers.toml";
+  write_text(file, std::string(grid_and_time) +
+                       "[[walls]]\nrect = { x0 = 10, y0 = 0, x1 = 10, y1 = 29 }\n"
+                       "[[receivers]]\nx = 3\ny = 4\nname = \"mic-1\"\n"
+                       "[[receivers]]\nx = 0\ny = 0\n"     // on the border
+                       "[[receivers]]\nx = 10\ny = 7\n");  // on a wall
+  Scene const scene = load_and_validate(file);
+  ASSERT_EQ(scene.receivers.size(), 3u);
+  EXPECT_EQ(scene.receivers[0].x, 3);
+  EXPECT_EQ(scene.receivers[0].y, 4);
+  EXPECT_EQ(receiver_name(scene, 0), "mic-1");
+  EXPECT_EQ(receiver_name(scene, 1), "r1");
+  EXPECT_EQ(scene.receivers[2].x, 10);
+  EXPECT_TRUE(builtin_scene("double-slit").receivers.empty());
 }
 
 TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
@@ -394,7 +413,7 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
       {"[grid]\nnx = \n", "2: Error while parsing"},
       {"[gird]\nnx = 40\n",
        "1: gird: unknown key (expected one of: name, base, grid, time, medium, damping, walls, "
-       "sources)"},
+       "sources, receivers)"},
       {"name = 5\n", "1: name: expected a string, got an integer"},
       {"[grid]\nnx = 0\nny = 30\n", "2: grid.nx: must be positive, got 0"},
       {"[grid]\nnx = 40\nny = -3\n", "3: grid.ny: must be positive, got -3"},
@@ -469,6 +488,15 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
       {with_grid("[[sources]]\nx = 5\ny = 5\n"), "6: sources[0].frequency: missing"},
       {with_grid("[[sources]]\nx = 5\ny = 5\nfrequency = -2\n"),
        "9: sources[0].frequency: must be positive, got -2"},
+      {with_grid("[[receivers]]\nx = 40\ny = 5\n"),
+       "7: receivers[0].x: 40 lies outside the grid (0..39)"},
+      {with_grid("[[receivers]]\nx = 4\n"), "6: receivers[0].y: missing"},
+      {with_grid("[[receivers]]\nx = 4\ny = 1\nname = \"a b\"\n"),
+       "9: receivers[0].name: must be 1 to 64 ASCII letters, digits, '_', '-' or '.'"},
+      {with_grid("[[receivers]]\nx = 4\ny = 1\nnom = \"a\"\n"),
+       "9: receivers[0].nom: unknown key (expected one of: x, y, name)"},
+      {with_grid("[[receivers]]\nx = 4\ny = 1\nname = \"r1\"\n[[receivers]]\nx = 5\ny = 1\n"),
+       "10: receivers[1]: the name 'r1' is already receivers[0]'s"},
       {"base = \"tripple-slit\"\n", "1: base: unknown scene 'tripple-slit' (built-in scenes: "},
       {"base = \"double-slit-small\"\n[grid]\nnx = 300\n",
        "3: grid.nx: a scene with a base keeps the base's grid size"},

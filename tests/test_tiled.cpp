@@ -27,7 +27,7 @@ HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const&
     return field;
   };
   FieldPair<MemorySpace> fields{upload(initial.previous), upload(initial.current), first_step};
-  stepper.advance(space, fields, n_steps);
+  stepper.advance(space, fields, n_steps, Receivers{});
   space.fence();
   EXPECT_EQ(fields.step, first_step + n_steps);
   return {to_host<ExecutionSpace>(fields.previous), to_host<ExecutionSpace>(fields.current)};

@@ -51,7 +51,7 @@ install_missing() {
 
 install_missing g++ cmake ninja-build libgtest-dev libbenchmark-dev libcli11-dev libpng-dev \
   libtomlplusplus-dev libopenmpi-dev openmpi-bin libxxhash-dev python3-dev pybind11-dev \
-  python3-numpy
+  python3-numpy libplot-dev
 
 cd "$root"
 configure() { cmake -S . -B "$build" -G Ninja "${cmake_arguments[@]}"; }

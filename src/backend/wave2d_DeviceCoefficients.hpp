@@ -29,7 +29,9 @@ class Coefficients {
     }
     sources_ = upload<Kokkos::View<Waveform*, MemorySpace>>(space, "wave2d::Coefficients::sources",
                                                             host.sources, host.sources.size());
-    params_ = host.params(code_.data(), kappa_.data(), sources_.data(), nx);
+    receivers_ = upload<Kokkos::View<ReceiverCell*, MemorySpace>>(
+        space, "wave2d::Coefficients::receivers", host.receivers, host.receivers.size());
+    params_ = host.params(code_.data(), kappa_.data(), sources_.data(), receivers_.data(), nx);
     // The host vectors may die on return.
     wave2d::fence(space, "wave2d::Coefficients: uploaded");
   }
@@ -52,6 +54,7 @@ class Coefficients {
   Field<MemorySpace> code_;
   Field<MemorySpace> kappa_;  // empty when κ is uniform
   Kokkos::View<Waveform*, MemorySpace> sources_;
+  Kokkos::View<ReceiverCell*, MemorySpace> receivers_;  // in the owned cells
   KernelParams params_;
 };
 

@@ -27,6 +27,7 @@ struct RunOptions {
   std::optional<std::string> npy_file;
   bool allow_unstable = false;
   bool keep_last_finite = false;
+  bool no_receivers = false;         // skip the receivers' files
   std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
   // --checkpoint-every K FILE: the checkpoint every K steps, at the end and on SIGINT,
   // SIGTERM or SIGHUP.

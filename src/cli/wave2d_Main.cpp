@@ -79,6 +79,9 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--ranks", options.ranks,
                  "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice")
       ->type_name("PxQ");
+  run.add_flag("--no-receivers", options.no_receivers,
+               "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
+               ".png), written by default when it has receivers");
   run.add_flag("--keep-last-finite", options.keep_last_finite,
                "When the field stops being finite, still write the last finite state's "
                "image and array (the run fails all the same)");

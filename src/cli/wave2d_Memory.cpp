@@ -11,7 +11,9 @@ double floats_per_cell(bool speed_map) { return speed_map ? 13.0 : 10.0; }
 }  // namespace
 
 double estimated_bytes(Scene const& scene) {
-  return double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float);
+  // The receivers' trace: a float per receiver and step (scene.steps: the run's).
+  double const trace = double(scene.steps + 1) * double(scene.receivers.size());
+  return (double(scene.cells()) * floats_per_cell(!scene.speed.empty()) + trace) * sizeof(float);
 }
 
 void check_host_memory(std::int32_t nx, std::int32_t ny) {

@@ -86,6 +86,10 @@ fs::path OutputFiles::frame(std::int64_t index) const {
 
 fs::path OutputFiles::video() const { return directory / (stem + ".mp4"); }
 
+fs::path OutputFiles::receivers(std::string_view extension) const {
+  return directory / (stem + ".receivers." + std::string(extension));
+}
+
 std::string file_stem(std::string_view name) {
   std::string stem;
   for (char c : name) {
@@ -198,6 +202,9 @@ void check_distinct(RunFiles const& files) {
       outputs.push_back(
           {"the video '" + files.images->video().string() + "'", files.images->video()});
     }
+  }
+  for (auto const& file : files.receivers) {
+    outputs.push_back({"the receivers' file '" + file.string() + "'", file});
   }
   auto const refuse = [](Named const& output, std::string const& problem) {
     throw InputError(output.what + " " + problem);

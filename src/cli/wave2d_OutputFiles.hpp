@@ -19,6 +19,8 @@ struct OutputFiles {
   std::filesystem::path image() const;                    // DIR/<stem>.png
   std::filesystem::path frame(std::int64_t index) const;  // DIR/<stem>_00000.png
   std::filesystem::path video() const;                    // DIR/<stem>.mp4
+  // The receivers' trace: DIR/<stem>.receivers.npy, .csv and .png (its plot).
+  std::filesystem::path receivers(std::string_view extension) const;
 };
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
@@ -37,6 +39,7 @@ struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
   std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
   std::optional<std::filesystem::path> npy;
+  std::vector<std::filesystem::path> receivers;  // the receivers' files written
   std::optional<std::filesystem::path> checkpoint;
   std::vector<std::filesystem::path> inputs;    // the scene file and its masks
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace

@@ -5,6 +5,7 @@
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
+#include <cli/wave2d_ReceiverFiles.hpp>
 #include <io/wave2d_Checkpoint.hpp>
 #include <io/wave2d_Output.hpp>
 #include <io/wave2d_SceneFile.hpp>
@@ -50,6 +51,8 @@ struct RunPlan {
   OutputFiles files;
   std::optional<fs::path> npy_file;
   bool keep_last_finite = false;
+  bool receivers = false;  // writes the receivers' NPY and CSV
+  bool receivers_plot = false;
   std::optional<std::int64_t> checkpoint_every;  // with checkpoint_file
   fs::path checkpoint_file;
   std::optional<fs::path> resume_file;  // with resume, read and checked against the scene
@@ -307,9 +310,22 @@ void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
 // frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
 // the video takes every frame from 0 on (those of the run a resumed one continues too).
 void write_results(RunPlan const& plan, std::vector<float> const& previous,
-                   std::vector<float> const& current, std::int64_t first_frame,
-                   std::int64_t frames) {
+                   std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
+                   std::optional<ReceiverTrace> const& trace) {
   Scene const& scene = plan.scene;
+  if (trace) {
+    fs::path const npy = plan.files.receivers("npy");
+    fs::path const csv = plan.files.receivers("csv");
+    create_parent_directories(npy);
+    write_npy(npy, trace->values, trace->rows(), std::int64_t(trace->names.size()));
+    write_receivers_csv(csv, *trace);
+    std::cout << "wrote " << npy.string() << ", " << csv.filename().string();
+    if (plan.receivers_plot) {
+      plot_receivers(plan.files.receivers("png"), *trace);
+      std::cout << ", " << plan.files.receivers("png").filename().string();
+    }
+    std::cout << " (" << trace->names.size() << " receivers, " << trace->rows() << " rows)\n";
+  }
   if (plan.npy_file) {
     create_parent_directories(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
@@ -327,11 +343,27 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   }
 }
 
+ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
+  return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
+}
+
+// The receivers' trace when the plan writes it and it holds the whole run, from step 0 or
+// the step the run resumed from (a run that went back to its last finite state has
+// restarted it).
+template <class ExecutionSpace>
+std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
+                                      Simulation<ExecutionSpace> const& simulation,
+                                      RunPlan const& plan) {
+  std::int64_t const first = plan.resume_file ? plan.resume.step : 0;
+  if (!plan.receivers || simulation.receivers_first_step() != first) return std::nullopt;
+  return make_trace(plan.scene, to_host(space, simulation.receivers()), first);
+}
+
 template <class ExecutionSpace>
 void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
                    RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
   write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
-                first_frame, frames);
+                first_frame, frames, trace_of(space, simulation, plan));
 }
 
 template <class ExecutionSpace>
@@ -347,11 +379,16 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     std::cerr << "wave2d: note: built without libpng, so no images (install libpng-dev and "
                  "rebuild)\n";
   }
+  if (plan.receivers && !plan.receivers_plot) {
+    std::cerr << "wave2d: note: built without libplot, so no plot of the receivers (install "
+                 "libplot-dev and rebuild)\n";
+  }
 
   print_run(plan, describe(space));
   std::cout << std::flush;
 
   auto simulation = start_simulation(space, plan);
+  if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
   print_line("configuration", simulation.configuration());
   if (plan.resume_file) {
     try {
@@ -494,9 +531,12 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     if (root) progress->update(simulation.steps_done());
   }
   auto const fields = gather_finite();
+  auto receivers = plan.receivers ? simulation.gather_receivers(space) : std::vector<float>();
   if (!root) return;
   print_timing(plan, plan.steps, seconds);
-  write_results(plan, fields.first, fields.second, 0, frames);
+  write_results(
+      plan, fields.first, fields.second, 0, frames,
+      plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0)) : std::nullopt);
 }
 #endif
 
@@ -595,6 +635,15 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     plan.npy_file = *options.npy_file;
     files.npy = plan.npy_file;
     check_can_write(*plan.npy_file);
+  }
+  if (!plan.scene.receivers.empty() && !options.no_receivers) {
+    plan.receivers = true;
+    plan.receivers_plot = can_plot_receivers();
+    for (char const* extension : {"npy", "csv", "png"}) {
+      if (extension == std::string_view("png") && !plan.receivers_plot) continue;
+      files.receivers.push_back(plan.files.receivers(extension));
+      check_can_write(files.receivers.back());
+    }
   }
   if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
     throw InputError(

@@ -43,6 +43,15 @@ HostCoefficients precompute_coefficients(Scene const& scene, Window const& windo
       }
     }
   }
+  // Receivers of the owned cells only: a halo copy is not exact for long, and a receiver
+  // belongs to one window of a decomposition.
+  coefficients.receiver_columns = std::int32_t(scene.receivers.size());
+  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+    auto const& r = scene.receivers[i];
+    bool const owned = r.x >= window.x0 && r.x < window.x0 + window.nx && r.y >= window.y0 &&
+                       r.y < window.y0 + window.ny;
+    if (owned) coefficients.receivers.push_back({r.x - ox, r.y - oy, std::int32_t(i)});
+  }
   if (!scene.speed.empty()) {
     coefficients.kappa.resize(std::size_t(window.local_cells()));
     for (std::int32_t y = 0; y < ny; ++y) {

@@ -23,12 +23,16 @@ struct HostCoefficients {
   std::vector<Waveform> sources;  // indexed by the source codes
   float t0 = 0.0f;
   float dt = 0.0f;
+  // The scene's receivers that lie in the window's owned cells, in local cells, and
+  // how many the scene has (the trace's columns).
+  std::vector<ReceiverCell> receivers;
+  std::int32_t receiver_columns = 0;
 
   // The kernels' parameters, given where copies of code, kappa (ignored when κ is
-  // uniform) and sources live, with rows `pitch` elements apart: the one place that
-  // assembles KernelParams.
+  // uniform), sources and receivers live, with rows `pitch` elements apart: the one place
+  // that assembles KernelParams. They record nothing until given a trace.
   KernelParams params(float const* code_copy, float const* kappa_copy, Waveform const* sources_copy,
-                      std::int64_t pitch) const {
+                      ReceiverCell const* receivers_copy, std::int64_t pitch) const {
     return {window.local_nx(),
             window.local_ny(),
             pitch,
@@ -37,7 +41,9 @@ struct HostCoefficients {
             kappa_uniform,
             sources_copy,
             t0,
-            dt};
+            dt,
+            Receivers{std::int32_t(receivers.size()), receivers.empty() ? nullptr : receivers_copy,
+                      nullptr, receiver_columns, 0}};
   }
 };
 

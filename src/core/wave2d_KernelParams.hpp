@@ -10,6 +10,31 @@
 
 namespace wave2d {
 
+// A receiver in a local grid: its cell and its column in the trace.
+struct ReceiverCell {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  std::int32_t column = 0;
+};
+
+// Where a kernel records receivers: the `count` receivers of `cells` (those in the
+// window's owned cells) into a row-major trace of `columns` floats per row, whose row 0
+// holds u after `first_step` steps. Without a trace nothing is recorded.
+struct Receivers {
+  std::int32_t count = 0;
+  ReceiverCell const* cells = nullptr;
+  float* trace = nullptr;
+  std::int32_t columns = 0;
+  std::int64_t first_step = 0;
+
+  WAVE2D_HOST_DEVICE bool active() const { return count > 0 && trace != nullptr; }
+
+  // u of receiver r after `steps_done` steps.
+  WAVE2D_HOST_DEVICE void record(std::int32_t r, std::int64_t steps_done, float value) const {
+    trace[(steps_done - first_step) * columns + cells[r].column] = value;
+  }
+};
+
 // A local grid (wave2d_Window.hpp) of nx x ny cells, cell (x, y) at y * pitch + x in the
 // fields and in the per-cell arrays. Pointers are in the kernels' memory space.
 struct KernelParams {
@@ -22,6 +47,7 @@ struct KernelParams {
   Waveform const* sources = nullptr;  // indexed by the source codes
   float t0 = 0.0f;                    // time of global step 0
   float dt = 0.0f;
+  Receivers receivers;  // no trace in the coefficients: a Simulation gives one
 
   WAVE2D_HOST_DEVICE float time(std::int64_t step) const { return time_of_step(t0, dt, step); }
 
@@ -36,6 +62,7 @@ struct KernelParams {
 };
 
 static_assert(std::is_trivially_copyable_v<KernelParams>);
+static_assert(std::is_trivially_copyable_v<Receivers>);
 
 }  // namespace wave2d
 

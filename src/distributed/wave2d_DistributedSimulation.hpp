@@ -231,6 +231,65 @@ class DistributedSimulation {
     return fields;
   }
 
+  // Collective: on rank 0 of the cartesian communicator, the receivers' trace of the whole
+  // grid (Simulation::receivers(): rows of time, a column per receiver, row-major), each
+  // receiver from the rank that owns its cell; an empty vector elsewhere.
+  std::vector<float> gather_receivers(ExecutionSpace const& space) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather_receivers");
+    Scene const& scene = local_->scene();
+    std::size_t const columns = scene.receivers.size();
+    auto const trace = local_->receivers();
+    std::size_t const rows = trace.extent(0);
+    auto const host = Kokkos::create_mirror_view(trace);
+    Kokkos::deep_copy(space, host, trace);
+    wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
+    // Each rank sends the columns of its owned receivers, rows x those, row-major.
+    auto const owned_by = [&](Window const& w) {
+      std::vector<std::size_t> owned;
+      for (std::size_t i = 0; i < columns; ++i) {
+        Receiver const& r = scene.receivers[i];
+        if (r.x >= w.x0 && r.x < w.x0 + w.nx && r.y >= w.y0 && r.y < w.y0 + w.ny) {
+          owned.push_back(i);
+        }
+      }
+      return owned;
+    };
+    std::vector<float> mine;
+    for (std::size_t row = 0; row < rows; ++row) {
+      for (std::size_t i : owned_by(window_)) mine.push_back(host(row, i));
+    }
+    int rank = 0;
+    int size = 0;
+    MPI_Comm_rank(cart_, &rank);
+    MPI_Comm_size(cart_, &size);
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displacements(static_cast<std::size_t>(size));
+    int const count = int(mine.size());
+    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
+                       "MPI_Gather");
+    std::vector<float> all;
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+      all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
+    }
+    Details::check_mpi(MPI_Gatherv(mine.data(), count, MPI_FLOAT, all.data(), counts.data(),
+                                   displacements.data(), MPI_FLOAT, 0, cart_),
+                       "MPI_Gatherv");
+    std::vector<float> gathered;
+    if (rank != 0) return gathered;
+    gathered.resize(rows * columns);
+    for (int r = 0; r < size; ++r) {
+      int coords[2];
+      MPI_Cart_coords(cart_, r, 2, coords);
+      auto const owned = owned_by(window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
+      float const* from = all.data() + displacements[r];
+      for (std::size_t row = 0; row < rows; ++row) {
+        for (std::size_t i : owned) gathered[row * columns + i] = *from++;
+      }
+    }
+    return gathered;
+  }
+
   std::int64_t steps_done() const { return local_->steps_done(); }
   std::array<int, 2> ranks() const { return ranks_; }  // along x and y
   Window const& window() const { return window_; }     // this rank's

@@ -88,9 +88,9 @@ void check_size(std::size_t size, std::size_t expected, char const* function, ch
 
 // NPY format 1.0: magic, version, a 16-bit header length, then a Python dict padded
 // with spaces and ended by '\n' so that the data starts at a multiple of 64 bytes.
-std::string npy_header(std::int32_t nx, std::int32_t ny) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, " + std::to_string(ny) +
-                     ", " + std::to_string(nx) + "), }";
+// `shape` as Python writes a tuple: "2, 201, 201".
+std::string npy_header(std::string const& shape) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
   std::size_t const preamble = 10;
   dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
@@ -229,10 +229,24 @@ void write_npy(fs::path const& path, std::span<float const> previous,
   check_size(previous.size(), cells, "wave2d::write_npy", "previous");
   check_size(current.size(), cells, "wave2d::write_npy", "current");
   write_stream_atomically(path, [&](std::ostream& out) {
-    out << npy_header(nx, ny);
+    out << npy_header("2, " + std::to_string(ny) + ", " + std::to_string(nx));
     for (auto const field : {previous, current}) {
       out.write(reinterpret_cast<char const*>(field.data()), std::streamsize(field.size_bytes()));
     }
+  });
+}
+
+void write_npy(fs::path const& path, std::span<float const> values, std::int64_t rows,
+               std::int64_t columns) {
+  static_assert(std::endian::native == std::endian::little);
+  if (rows < 0 || columns < 0 || std::uint64_t(rows) * std::uint64_t(columns) != values.size()) {
+    throw std::invalid_argument("wave2d::write_npy: " + std::to_string(values.size()) +
+                                " values are not " + std::to_string(rows) + " x " +
+                                std::to_string(columns));
+  }
+  write_stream_atomically(path, [&](std::ostream& out) {
+    out << npy_header(std::to_string(rows) + ", " + std::to_string(columns));
+    out.write(reinterpret_cast<char const*>(values.data()), std::streamsize(values.size_bytes()));
   });
 }
 

@@ -59,6 +59,11 @@ void write_stream_atomically(std::filesystem::path const& path,
 void write_npy(std::filesystem::path const& path, std::span<float const> previous,
                std::span<float const> current, std::int32_t nx, std::int32_t ny);
 
+// A rows x columns row-major array as a NumPy .npy file of float32 (a receivers' trace:
+// rows of time, a column per receiver).
+void write_npy(std::filesystem::path const& path, std::span<float const> values, std::int64_t rows,
+               std::int64_t columns);
+
 // RGB8 pixels of a field, row y = 0 first: walls black, positive values red, negative
 // blue, white at 0, saturated from |u| = 1 on. `walls` is nx * ny or empty (none).
 std::vector<std::uint8_t> render_field(std::span<float const> u,

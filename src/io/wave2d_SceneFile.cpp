@@ -281,7 +281,8 @@ class SceneFileReader {
   std::vector<std::filesystem::path> const& masks_read() const { return masks_read_; }
 
   Scene read(Table const& root) {
-    root.allow_only({"name", "base", "grid", "time", "medium", "damping", "walls", "sources"});
+    root.allow_only(
+        {"name", "base", "grid", "time", "medium", "damping", "walls", "sources", "receivers"});
     Scene scene;
     auto const base = root.get<std::string>("base");
     if (base) {
@@ -297,6 +298,7 @@ class SceneFileReader {
     read_damping(root.section("damping"), scene);
     read_walls(root, scene);
     read_sources(root, scene);
+    read_receivers(root, scene);
     read_time(root.section("time"), base.has_value(), scene);
     return scene;
   }
@@ -429,6 +431,41 @@ class SceneFileReader {
       }
       source.waveform = read_waveform(entry);
       scene.sources.push_back(source);
+    }
+  }
+
+  // Any cell, border and walls included (they read 0); names as validate() wants them.
+  static void read_receivers(Table const& root, Scene& scene) {
+    auto const receivers = root.get<std::vector<Table>>("receivers");
+    if (!receivers) return;
+    if (receivers->size() > max_receivers) {
+      root.fail("receivers", std::to_string(receivers->size()) + " receivers, more than the " +
+                                 std::to_string(max_receivers) + " a scene may have");
+    }
+    scene.receivers.clear();
+    std::unordered_map<std::string, std::size_t> index_of_name;
+    for (auto const& entry : *receivers) {
+      entry.allow_only({"x", "y", "name"});
+      Receiver receiver;
+      receiver.x = cell_coordinate(entry, "x", scene.nx);
+      receiver.y = cell_coordinate(entry, "y", scene.ny);
+      receiver.name = entry.get_or<std::string>("name", "");
+      scene.receivers.push_back(receiver);
+      std::string const name = receiver_name(scene, scene.receivers.size() - 1);
+      bool const plain = !name.empty() && name.size() <= max_receiver_name &&
+                         std::all_of(name.begin(), name.end(), [](char c) {
+                           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+                         });
+      if (!plain) {
+        entry.fail("name", "must be 1 to " + std::to_string(max_receiver_name) +
+                               " ASCII letters, digits, '_', '-' or '.'");
+      }
+      auto const [taken, added] = index_of_name.emplace(name, scene.receivers.size() - 1);
+      if (!added) {
+        entry.fail_here("the name '" + name + "' is already receivers[" +
+                        std::to_string(taken->second) + "]'s");
+      }
     }
   }
 

@@ -29,6 +29,11 @@ float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
   return scene.damping.strength * f * f;
 }
 
+std::string receiver_name(Scene const& scene, std::size_t i) {
+  auto const& name = scene.receivers.at(i).name;
+  return name.empty() ? "r" + std::to_string(i) : name;
+}
+
 double courant_number(Scene const& scene) {
   double c_max = scene.c;
   if (!scene.speed.empty()) {
@@ -74,6 +79,36 @@ void check_source_values(Scene const& scene, std::size_t i) {
       fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
            " (t = " + number_text(t) + ") is not finite in single precision");
     }
+  }
+}
+
+// Names go into CSV headers and plot legends unquoted.
+bool is_plain_name(std::string const& name) {
+  if (name.empty() || name.size() > max_receiver_name) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
+
+void check_receivers(Scene const& scene) {
+  if (scene.receivers.size() > max_receivers) {
+    fail(std::to_string(scene.receivers.size()) + " receivers, more than the " +
+         std::to_string(max_receivers) + " a scene may have");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+    auto const& r = scene.receivers[i];
+    if (r.x < 0 || r.x >= scene.nx || r.y < 0 || r.y >= scene.ny) {
+      fail("receiver " + std::to_string(i) + " at " + position(r.x, r.y) + " lies outside the " +
+           std::to_string(scene.nx) + " x " + std::to_string(scene.ny) + " grid");
+    }
+    std::string const name = receiver_name(scene, i);
+    if (!is_plain_name(name)) {
+      fail("receiver " + std::to_string(i) + "'s name must be 1 to " +
+           std::to_string(max_receiver_name) + " letters, digits, '_', '-' or '.'");
+    }
+    if (!names.insert(name).second) fail("two receivers are named '" + name + "'");
   }
 }
 
@@ -124,6 +159,7 @@ void validate(Scene const& scene, ValidationOptions options) {
     }
     check_source_values(scene, i);
   }
+  check_receivers(scene);
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
     std::ostringstream message;

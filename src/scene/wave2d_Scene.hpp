@@ -4,6 +4,7 @@
 
 #include <core/wave2d_CellRule.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,18 @@ struct Source {
   std::int32_t y = 0;
   Waveform waveform;
 };
+
+// A cell whose u is recorded at every step (Simulation::receivers()). `name` may be
+// empty: receiver_name() then gives "r<index>".
+struct Receiver {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  std::string name;
+};
+
+// Receivers a scene may list: a trace row holds one float per receiver.
+inline constexpr std::size_t max_receivers = 4096;
+inline constexpr std::size_t max_receiver_name = 64;
 
 // Quadratic absorbing layer along the four sides: in a band `width` (a fraction of
 // each side's length) the damping ramps from 0 to `strength` at the border.
@@ -42,7 +55,8 @@ struct Scene {
   Damping damping;
   std::vector<std::uint8_t> walls;  // nx * ny, row-major, nonzero = wall; empty = none
   std::vector<Source> sources;
-  std::vector<float> speed;  // nx * ny wave speed per cell; empty = c everywhere
+  std::vector<float> speed;         // nx * ny wave speed per cell; empty = c everywhere
+  std::vector<Receiver> receivers;  // in the order of the trace's columns
 
   std::int64_t cells() const { return std::int64_t(nx) * ny; }
   std::int64_t index(std::int32_t x, std::int32_t y) const { return std::int64_t(y) * nx + x; }
@@ -69,9 +83,13 @@ struct ValidationOptions {
   bool allow_unstable = false;
 };
 
+// Receiver i's name: its own, or "r<i>" when it has none.
+std::string receiver_name(Scene const& scene, std::size_t i);
+
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
-// size, sources outside the grid or sharing a cell, an unstable time step, a κ or a
-// source value (over steps 0 .. scene.steps) that single precision cannot hold.
+// size, sources outside the grid or sharing a cell, receivers outside the grid, more
+// than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
+// step, a κ or a source value (over steps 0 .. scene.steps) that single precision cannot hold.
 void validate(Scene const& scene, ValidationOptions options = {});
 
 }  // namespace wave2d

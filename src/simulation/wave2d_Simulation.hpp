@@ -4,12 +4,14 @@
 #include <backend/detail/wave2d_KokkosHelpers.hpp>
 #include <backend/wave2d_DeviceCoefficients.hpp>
 #include <backend/wave2d_Fields.hpp>
+#include <backend/wave2d_Receivers.hpp>
 #include <core/wave2d_Window.hpp>
 #include <scene/wave2d_Scene.hpp>
 #include <simulation/wave2d_Backends.hpp>
 
 #include <wave2d_KokkosCompat.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,6 +38,8 @@ class Simulation {
   using execution_space = ExecutionSpace;
   using memory_space = MemorySpace;
   using field_type = Field<MemorySpace>;
+  // Rows of time, one column per receiver: trace(r, i).
+  using trace_type = Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>;
 
   // Validates the scene (SceneError), picks the backend (UnknownBackend), precomputes
   // the coefficients and starts from u0 = u1 = 0 at step 0.
@@ -48,11 +52,12 @@ class Simulation {
              std::string_view backend = "kokkos-mdrange", ValidationOptions options = {})
       : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options) {}
 
-  // Back to u0 = u1 = 0 at step 0.
+  // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
   void reset(ExecutionSpace const& space) {
     Details::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
     Details::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
     fields_.step = 0;
+    restart_receivers(space);
   }
 
   // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps; copies the fields,
@@ -77,12 +82,51 @@ class Simulation {
     Details::copy(space, fields_.previous, previous, "wave2d::Simulation::set_state");
     Details::copy(space, fields_.current, current, "wave2d::Simulation::set_state");
     fields_.step = step;
+    restart_receivers(space);
   }
 
+  // Runs n_steps steps; the backend records the receivers at each of them.
   void advance(ExecutionSpace const& space, std::int64_t n_steps) {
     if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::advance: negative steps");
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
-    stepper_->advance(space, fields_, n_steps);
+    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+    stepper_->advance(space, fields_, n_steps, trace_target());
+  }
+
+  // The receivers' trace (Scene::receivers), in MemorySpace, filled by the backend's
+  // kernels: row r holds u at each receiver, in the scene's order, after
+  // receivers_first_step() + r steps, for every step up to steps_done(); so
+  // (steps_done() + 1) x receivers after a run from step 0. The trace restarts, with
+  // the fields' u(t_n) as row 0, at reset(), set_state() and restart_receivers(). Its
+  // buffer grows by doubling (at least to what each advance() needs): 4 bytes per
+  // receiver and step, kept until the trace restarts (reserve_receivers() allocates
+  // exactly what a run needs, once). A window's simulation records the receivers of its
+  // owned cells; the other columns stay 0. The view may change with the next advance():
+  // take it again after it.
+  trace_type receivers() const {
+    auto const rows = std::size_t(fields_.step - trace_first_step_ + 1);
+    return Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL);
+  }
+  std::int64_t receivers_first_step() const { return trace_first_step_; }
+
+  // Room in the trace for n_steps more steps: no growth, and so no fence for freeing
+  // the old buffer (Kokkos fences globally when it frees memory), in the advance() calls
+  // that take it there.
+  void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps) {
+    if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::reserve_receivers: negative");
+    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+  }
+
+  // Drops the trace's rows: it restarts at steps_done() (long runs that write it out
+  // as they go keep its memory bounded).
+  void restart_receivers(ExecutionSpace const& space) {
+    trace_first_step_ = fields_.step;
+    reserve_trace(space, 1);
+    if (trace_.extent(1) == 0) return;
+    Details::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
+    Receivers target = trace_target();
+    record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
+                     fields_.step);
   }
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
@@ -124,6 +168,37 @@ class Simulation {
     reset(space);
   }
 
+  Receivers trace_target() const {
+    Receivers target = coefficients_.params().receivers;
+    target.trace = trace_.data();
+    target.first_step = trace_first_step_;
+    if (target.trace == nullptr) target.count = 0;
+    return target;
+  }
+
+  // Room for `rows` rows of the trace, the rows there are kept. Grows to at least twice
+  // the rows there were.
+  void reserve_trace(ExecutionSpace const& space, std::int64_t rows) {
+    if (rows <= std::int64_t(trace_.extent(0))) return;
+    auto const columns = std::size_t(scene_.receivers.size());
+    auto const capacity = std::size_t(std::max<std::int64_t>(rows, 2 * trace_.extent(0)));
+    if (columns == 0) {  // no memory, so no free (and no fence Kokkos makes for one)
+      trace_ = trace_type(static_cast<float*>(nullptr), capacity, 0);
+      return;
+    }
+    auto grown =
+        Details::allocate<trace_type>(space, "wave2d::Simulation::receivers", capacity, columns);
+    Details::fill(space, grown, 0.0f, "wave2d::Simulation::receivers");
+    auto const kept = std::size_t(fields_.step - trace_first_step_ + 1);
+    if (trace_.extent(0) > 0 && kept > 0) {
+      std::pair<std::size_t, std::size_t> const old_rows(0, std::min(kept, trace_.extent(0)));
+      Details::copy(space, Kokkos::subview(grown, old_rows, Kokkos::ALL),
+                    Kokkos::subview(trace_, old_rows, Kokkos::ALL),
+                    "wave2d::Simulation::receivers");
+    }
+    trace_ = grown;
+  }
+
   static Scene checked(Scene scene, ValidationOptions options) {
     if (!Kokkos::is_initialized() || Kokkos::is_finalized()) {
       throw std::logic_error(
@@ -139,6 +214,8 @@ class Simulation {
   std::string backend_;
   Coefficients<MemorySpace> coefficients_;
   FieldPair<MemorySpace> fields_;
+  trace_type trace_;  // capacity rows x receivers; see receivers()
+  std::int64_t trace_first_step_ = 0;
   std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper_;
 };
 

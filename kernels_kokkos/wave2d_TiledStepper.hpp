@@ -71,15 +71,17 @@ struct TiledShape {
 };
 
 // The shape per execution space. Host spaces: one thread per team (a team is a core),
-// a window of three or four arrays that stays in a core's L2 (1 MiB and more on current
-// x86 and Arm cores; 470 KiB here with uniform κ), rows of 272 cells, about 1 KiB, so
-// a step's sweep keeps its three rows of u(t) in L1. Devices: 64x32-cell windows of
+// folded coefficients, a window of four or five arrays that stays in a core's L2 (1 MiB
+// and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of 288
+// cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
+// halves the loads and write-backs of T = 8, whose time showed more than its
+// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x32-cell windows of
 // T = 4 (56x24 tiles), 32 KiB of scratch with per-cell κ, rows on a warp's lanes.
 template <class ExecutionSpace>
 TiledShape tiled_shape_for() {
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename ExecutionSpace::memory_space>::accessible) {
-    return {256, 128, 8, 1, 1, true};
+    return {256, 128, 16, 1, 1, true};
   } else {
     return {56, 24, 4, 8, 32, false};
   }

@@ -616,17 +616,18 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
 template <class ExecutionSpace>
 void register_tiled_tuning_family(SpacePlan const& plan) {
   if constexpr (is_host_space<ExecutionSpace>) {
-    // Windows of four arrays (folded, uniform κ): 256x128 T=8 is 610 KiB, 512x128 T=8
-    // 1.2 MiB, 128x128 T=8 320 KiB, 256x64 T=8 340 KiB, 256x256 T=8 1.1 MiB, 256x128
-    // T=16 720 KiB, 512x64 T=8 660 KiB, 128x128 T=16 400 KiB.
+    // Windows of four arrays (folded, uniform κ): 256x128 T=16 is 720 KiB, T=8 610 KiB,
+    // 512x64 T=16 870 KiB, 128x128 T=16 400 KiB, 256x256 T=8 1.1 MiB; codes take three
+    // arrays: 256x192 T=16 790 KiB.
     for (auto [tx, ty, t] :
-         {std::array{256, 128, 8}, std::array{512, 128, 8}, std::array{128, 128, 8},
-          std::array{256, 64, 8}, std::array{256, 256, 8}, std::array{256, 128, 16},
-          std::array{256, 128, 4}, std::array{1024, 64, 8}, std::array{512, 64, 8},
-          std::array{128, 128, 16}}) {
+         {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{256, 128, 12},
+          std::array{256, 128, 20}, std::array{256, 96, 16}, std::array{192, 128, 16},
+          std::array{320, 128, 16}, std::array{512, 64, 16}, std::array{128, 128, 16},
+          std::array{256, 256, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 8, false);
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, false);
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, false);
   } else {
     for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);

@@ -568,9 +568,12 @@ void register_tuning_family(SpacePlan const& plan) {
   using kokkos::XY;
   using kokkos::YX;
   if constexpr (is_host_space<ExecutionSpace>) {
-    // (y, x): the inner loop runs along a row; (x, y): down a column.
-    for (auto tile : {std::array{1, 1024}, std::array{4, 512}, std::array{8, 256},
-                      std::array{16, 64}, std::array{64, 64}}) {
+    // Host spaces sweep a tile's rows, one loop per row: (y, x) is rows x cells. OpenMP
+    // deals tiles out one at a time (schedule(static, 1)): tiles of whole rows keep a
+    // thread's rows together. 4096 covers the scenes' rows.
+    for (auto tile :
+         {std::array{1, 1024}, std::array{4, 512}, std::array{8, 256}, std::array{16, 64},
+          std::array{64, 64}, std::array{4, 4096}, std::array{16, 4096}, std::array{64, 4096}}) {
       register_tuning<ExecutionSpace, YX>(plan, tile);
     }
     for (auto tile : {std::array{512, 4}, std::array{64, 16}}) {
@@ -590,18 +593,24 @@ void register_tuning_family(SpacePlan const& plan) {
   }
 }
 
-// kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>.
+// kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>,
+// with /codes or /folded appended where the coefficients' form is not the space's default.
 template <class ExecutionSpace>
-void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps) {
+void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps,
+                           std::optional<bool> folded = std::nullopt) {
   kokkos::TiledShape shape = kokkos::tiled_shape_for<ExecutionSpace>();
   kokkos::TiledShape const default_shape = shape;
   shape.tile_x = tile_x;
   shape.tile_y = tile_y;
   shape.steps = steps;
+  shape.folded = folded.value_or(default_shape.folded);
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
-                          steps == default_shape.steps;
+                          steps == default_shape.steps && shape.folded == default_shape.folded;
   std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
-                           std::to_string(tile_y) + "/T" + std::to_string(steps);
+                           std::to_string(tile_y) + "/T" + std::to_string(steps) +
+                           (shape.folded == default_shape.folded ? ""
+                            : shape.folded                       ? "/folded"
+                                                                 : "/codes");
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
@@ -612,6 +621,7 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
       run->counters.emplace_back("tile_x", Counter(tile_x));
       run->counters.emplace_back("tile_y", Counter(tile_y));
       run->counters.emplace_back("fused_steps", Counter(steps));
+      run->counters.emplace_back("folded", Counter(shape.folded ? 1 : 0));
       run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
       return run;
     });
@@ -621,18 +631,23 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
 template <class ExecutionSpace>
 void register_tiled_tuning_family(SpacePlan const& plan) {
   if constexpr (is_host_space<ExecutionSpace>) {
-    // Windows of three arrays: 256x128 T=8 is 470 KiB, 512x128 T=8 900 KiB, 128x128
-    // T=8 250 KiB, 256x64 T=8 250 KiB, 256x256 T=8 880 KiB, 256x128 T=16 590 KiB.
+    // Windows of four arrays (folded, uniform κ): 256x128 T=16 is 720 KiB, T=8 610 KiB,
+    // 512x64 T=16 870 KiB, 128x128 T=16 400 KiB, 256x256 T=8 1.1 MiB; codes take three
+    // arrays: 256x192 T=16 790 KiB.
     for (auto [tx, ty, t] :
-         {std::array{256, 128, 8}, std::array{512, 128, 8}, std::array{128, 128, 8},
-          std::array{256, 64, 8}, std::array{256, 256, 8}, std::array{256, 128, 16},
-          std::array{256, 128, 4}, std::array{1024, 64, 8}}) {
+         {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{256, 128, 12},
+          std::array{256, 128, 20}, std::array{256, 96, 16}, std::array{192, 128, 16},
+          std::array{320, 128, 16}, std::array{512, 64, 16}, std::array{128, 128, 16},
+          std::array{256, 256, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, false);
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, false);
   } else {
     for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
+    register_tiled_tuning<ExecutionSpace>(plan, 56, 24, 4, true);
   }
 }
 

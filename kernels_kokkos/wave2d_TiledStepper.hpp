@@ -14,6 +14,13 @@
 // GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
 // tiles whose window holds a source (flagged once, when the stepper is made) a second
 // pass over each row sets the sources.
+//
+// The window's coefficients come in one of two forms (TiledShape::folded). Codes (and
+// κ): the step evaluates stencil()'s two coefficient subexpressions per cell and step.
+// Folded: they are evaluated once per launch, when the window is loaded, into two arrays
+// (the step then does 3 multiplications and 5 additions per cell, the plain loop's
+// work); the coefficient of u(t - dt) is NaN on fixed cells, which marks them, and the
+// other holds their code. Same expressions in the same order: the same bits.
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -39,13 +46,18 @@ struct TiledShape {
   int steps = 0;
   int team_size = 1;
   int vector_length = 1;
+  bool folded = false;  // coefficients folded when the window is loaded (see above)
 
   int window_x() const { return tile_x + 2 * steps; }
   int window_y() const { return tile_y + 2 * steps; }
   // Scratch rows padded to 16 floats (64 bytes): rows start on a cache line.
   int window_pitch() const { return (window_x() + 15) / 16 * 16; }
+  // Two fields and the coefficients: code (or two folded arrays), and κ when per cell.
+  int scratch_arrays(bool per_cell_kappa) const {
+    return 2 + (folded ? 2 : 1) + (per_cell_kappa ? 1 : 0);
+  }
   std::size_t scratch_bytes(bool per_cell_kappa) const {
-    return std::size_t(per_cell_kappa ? 4 : 3) * std::size_t(window_y()) * window_pitch() *
+    return std::size_t(scratch_arrays(per_cell_kappa)) * std::size_t(window_y()) * window_pitch() *
            sizeof(float);
   }
 
@@ -53,23 +65,25 @@ struct TiledShape {
     return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) +
            ", T=" + std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
            std::to_string(window_y()) + ", team " + std::to_string(team_size) + "x" +
-           std::to_string(vector_length) + ", " +
+           std::to_string(vector_length) + (folded ? ", folded coefficients, " : ", ") +
            std::to_string(scratch_bytes(per_cell_kappa) / 1024) + " KiB scratch per team";
   }
 };
 
 // The shape per execution space. Host spaces: one thread per team (a team is a core),
-// a window of three or four arrays that stays in a core's L2 (1 MiB and more on current
-// x86 and Arm cores; 470 KiB here with uniform κ), rows of 272 cells, about 1 KiB, so
-// a step's sweep keeps its three rows of u(t) in L1. Devices: 64x32-cell windows of
+// folded coefficients, a window of four or five arrays that stays in a core's L2 (1 MiB
+// and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of 288
+// cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
+// halves the loads and write-backs of T = 8, whose time showed more than its
+// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x32-cell windows of
 // T = 4 (56x24 tiles), 32 KiB of scratch with per-cell κ, rows on a warp's lanes.
 template <class ExecutionSpace>
 TiledShape tiled_shape_for() {
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename ExecutionSpace::memory_space>::accessible) {
-    return {256, 128, 8, 1, 1};
+    return {256, 128, 16, 1, 1, true};
   } else {
-    return {56, 24, 4, 8, 32};
+    return {56, 24, 4, 8, 32, false};
   }
 }
 
@@ -79,7 +93,7 @@ TiledShape tiled_shape_for() {
 // lane, so it runs the whole row as a plain unit-stride loop over restrict-qualified
 // row pointers, which the compiler vectorizes; on devices each vector lane takes every
 // vector_length-th cell (a warp reads a row coalesced). One kernel source for both.
-template <class ExecutionSpace, bool UniformKappa>
+template <class ExecutionSpace, bool UniformKappa, bool Folded>
 struct TiledSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   static constexpr bool on_host =
@@ -110,29 +124,37 @@ struct TiledSteps {
     }
   }
 
-  // u(t + dt) of the cells begin, begin + stride, ... < end into `prev`, given u(t) in
-  // `cur`. No branch: cells of negative code get 0 (sources are set afterwards).
-  KOKKOS_FORCEINLINE_FUNCTION static void update_row(float* KOKKOS_RESTRICT prev,
-                                                     float const* KOKKOS_RESTRICT cur,
-                                                     float const* KOKKOS_RESTRICT code,
-                                                     float const* KOKKOS_RESTRICT kappa,
-                                                     float kappa_uniform, int w, int begin, int end,
-                                                     int stride) {
+  // The hard sources among the cells begin, begin + stride, ... < end; `c1` is null
+  // unless Folded.
+  KOKKOS_FUNCTION void set_sources(float* prev, float const* c0, float const* c1, int begin,
+                                   int end, int stride, float t) const {
     for (int p = begin; p < end; p += stride) {
-      float const c = code[p];
-      float const k = UniformKappa ? kappa_uniform : kappa[p];
-      // KernelParams::next_value's expression, in its order.
-      float const next =
-          stencil(c, k, prev[p], cur[p], cur[p - 1] + cur[p + 1] + cur[p - w] + cur[p + w]);
-      prev[p] = updated_or_zero(c, next);
+      float const code = Folded ? folded_code(c0[p], c1[p]) : c0[p];
+      if (code < cell_code::fixed_zero) prev[p] = fixed_value(code, params.sources, t);
     }
   }
 
-  // The hard sources among the cells begin, begin + stride, ... < end.
-  KOKKOS_FUNCTION void set_sources(float* prev, float const* code, int begin, int end, int stride,
-                                   float t) const {
-    for (int p = begin; p < end; p += stride) {
-      if (code[p] < cell_code::fixed_zero) prev[p] = fixed_value(code[p], params.sources, t);
+  // A window row's folded coefficients: [begin, end) from the grid's codes and κ
+  // (code[0] is cell begin; kappa is read only when per cell), fixed zeros elsewhere.
+  KOKKOS_FORCEINLINE_FUNCTION void load_folded_row(float* KOKKOS_RESTRICT cu,
+                                                   float* KOKKOS_RESTRICT cp,
+                                                   float const* KOKKOS_RESTRICT code,
+                                                   float const* KOKKOS_RESTRICT kappa, int begin,
+                                                   int end, int count, int first,
+                                                   int stride) const {
+    float const cp_fixed = folded_cp(cell_code::fixed_zero);
+    for (int x = first; x < begin; x += stride) {
+      cu[x] = cell_code::fixed_zero;
+      cp[x] = cp_fixed;
+    }
+    for (int x = first; x < end - begin; x += stride) {
+      float const k = UniformKappa ? params.kappa_uniform : kappa[x];
+      cu[begin + x] = folded_cu(code[x], k);
+      cp[begin + x] = folded_cp(code[x]);
+    }
+    for (int x = end + first; x < count; x += stride) {
+      cu[x] = cell_code::fixed_zero;
+      cp[x] = cp_fixed;
     }
   }
 
@@ -173,7 +195,10 @@ struct TiledSteps {
     auto& scratch = team.team_scratch(0);
     float* a = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
     float* b = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
-    float* const code = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+    // c0: the codes, or the folded cu; c1: the folded cp.
+    float* const c0 = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
+    float* const c1 =
+        Folded ? static_cast<float*>(scratch.get_shmem(cells * sizeof(float))) : nullptr;
     float* const kappa =
         UniformKappa ? nullptr : static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
 
@@ -192,7 +217,13 @@ struct TiledSteps {
       lanes(team, [&](int first, int stride) {
         load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
         load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
-        load_row(code + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
+        if constexpr (Folded) {
+          load_folded_row(c0 + p, c1 + p, params.code + g,
+                          UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first,
+                          stride);
+        } else {
+          load_row(c0 + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
+        }
         if constexpr (!UniformKappa) {
           load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
         }
@@ -209,8 +240,14 @@ struct TiledSteps {
         int const begin = row + s + 1;
         int const end = row + window_x - 1 - s;
         lanes(team, [&](int first, int stride) {
-          update_row(a, b, code, kappa, params.kappa_uniform, w, begin + first, end, stride);
-          if (sources) set_sources(a, code, begin + first, end, stride, t);
+          if constexpr (Folded) {
+            update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
+                                              begin + first, end, stride);
+          } else {
+            update_cells<UniformKappa>(a, b, c0, kappa, params.kappa_uniform, w, begin + first, end,
+                                       stride);
+          }
+          if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
         });
       });
       team.team_barrier();
@@ -296,10 +333,13 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     Details::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
-    if (params.kappa == nullptr) {
-      run<true>(space, params, fields, n_steps);
+    bool const uniform = params.kappa == nullptr;
+    if (shape_.folded) {
+      uniform ? run<true, true>(space, params, fields, n_steps)
+              : run<false, true>(space, params, fields, n_steps);
     } else {
-      run<false>(space, params, fields, n_steps);
+      uniform ? run<true, false>(space, params, fields, n_steps)
+              : run<false, false>(space, params, fields, n_steps);
     }
   }
 
@@ -308,7 +348,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   }
 
  private:
-  template <bool UniformKappa>
+  template <bool UniformKappa, bool Folded>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {
     Kokkos::TeamPolicy<ExecutionSpace> const policy =
@@ -318,22 +358,22 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     // Launches of T steps and one shorter remainder, alternating between the pairs.
     for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
       int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
-      TiledSteps<ExecutionSpace, UniformKappa> const launch{params,
-                                                            fields.previous.data(),
-                                                            fields.current.data(),
-                                                            scratch_.previous.data(),
-                                                            scratch_.current.data(),
-                                                            tile_has_source_.data(),
-                                                            fields.step,
-                                                            steps,
-                                                            tiles_x_,
-                                                            shape_.tile_x,
-                                                            shape_.tile_y,
-                                                            shape_.steps,
-                                                            shape_.window_x(),
-                                                            shape_.window_y(),
-                                                            shape_.window_pitch(),
-                                                            shape_.vector_length};
+      TiledSteps<ExecutionSpace, UniformKappa, Folded> const launch{params,
+                                                                    fields.previous.data(),
+                                                                    fields.current.data(),
+                                                                    scratch_.previous.data(),
+                                                                    scratch_.current.data(),
+                                                                    tile_has_source_.data(),
+                                                                    fields.step,
+                                                                    steps,
+                                                                    tiles_x_,
+                                                                    shape_.tile_x,
+                                                                    shape_.tile_y,
+                                                                    shape_.steps,
+                                                                    shape_.window_x(),
+                                                                    shape_.window_y(),
+                                                                    shape_.window_pitch(),
+                                                                    shape_.vector_length};
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);

@@ -30,9 +30,11 @@ std::vector<std::string> backend_names() {
 }
 
 // busy_scene, with sources and a wall on the first cells of the second block of ranks
-// in x and y, whatever the decomposition: on rank boundaries.
+// in x and y, whatever the decomposition: on rank boundaries. 97 x 101 cells: six ranks
+// in a row or a column each own at least 16, the deepest default halo (kokkos-tiled's T
+// on host spaces).
 Scene scene_across_ranks(std::array<int, 2> ranks) {
-  Scene scene = busy_scene(97, 61, 31);
+  Scene scene = busy_scene(97, 101, 31);
   std::int32_t const bx = block_of(scene.nx, ranks[0], std::min(1, ranks[0] - 1)).start;
   std::int32_t const by = block_of(scene.ny, ranks[1], std::min(1, ranks[1] - 1)).start;
   for (std::int32_t y = 1; y < scene.ny - 1; y += 3) scene.walls[scene.index(bx, y)] = 1;

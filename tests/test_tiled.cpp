@@ -42,25 +42,29 @@ class TiledTest : public testing::TestWithParam<std::string> {
     return shape;
   }
 
+  // Both forms of the window's coefficients (codes, folded), whichever the default is.
   void check(kokkos::TiledShape shape, Scene const& scene, HostPair const& initial,
              std::int64_t first_step, std::int64_t n_steps, std::string const& what) {
     auto const expected = run_reference(scene, initial, first_step, n_steps);
-    HostPair result;
-    HostPair again;
-    with_space(GetParam(), [&]<class ExecutionSpace>() {
-      result = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
-      again = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
-    });
-    std::string const where = what + " (" + shape.describe(!scene.speed.empty()) + ")";
-    // Deterministic: the same bits from run to run, whatever the threads do.
-    EXPECT_EQ(result.previous, again.previous) << where;
-    EXPECT_EQ(result.current, again.current) << where;
-    if (GetParam() == "Cuda") {
-      expect_close(expected.previous, result.previous, tolerance_for(GetParam()), where);
-      expect_close(expected.current, result.current, tolerance_for(GetParam()), where);
-    } else {
-      EXPECT_EQ(expected.previous, result.previous) << where << ": u(t_{n-1})";
-      EXPECT_EQ(expected.current, result.current) << where << ": u(t_n)";
+    for (bool const folded : {false, true}) {
+      shape.folded = folded;
+      HostPair result;
+      HostPair again;
+      with_space(GetParam(), [&]<class ExecutionSpace>() {
+        result = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
+        again = run_tiled<ExecutionSpace>(shape, scene, initial, first_step, n_steps);
+      });
+      std::string const where = what + " (" + shape.describe(!scene.speed.empty()) + ")";
+      // Deterministic: the same bits from run to run, whatever the threads do.
+      EXPECT_EQ(result.previous, again.previous) << where;
+      EXPECT_EQ(result.current, again.current) << where;
+      if (GetParam() == "Cuda") {
+        expect_close(expected.previous, result.previous, tolerance_for(GetParam()), where);
+        expect_close(expected.current, result.current, tolerance_for(GetParam()), where);
+      } else {
+        EXPECT_EQ(expected.previous, result.previous) << where << ": u(t_{n-1})";
+        EXPECT_EQ(expected.current, result.current) << where << ": u(t_n)";
+      }
     }
   }
 };
@@ -76,6 +80,7 @@ TEST_P(TiledTest, ShapesAndStepCounts) {
     shape.tile_x = tile_x;
     shape.tile_y = tile_y;
     shape.steps = steps;
+    shape.folded = true;  // the larger of the two forms
     if (GetParam() == "Cuda" && shape.scratch_bytes(true) > 48 * 1024) continue;
     for (auto [nx, ny] : {std::pair{61, 37}, {3, 3}, {17, 90}}) {
       Scene const scene = busy_scene(nx, ny, seed);
@@ -103,7 +108,7 @@ TEST_P(TiledTest, SourcesInEveryTile) {
   check(shape, scene, zeros(scene), 0, 40, "one source per tile");
 }
 
-// A grid of uniform κ (the default shape's three scratch arrays) and walls.
+// A grid of uniform κ (no κ array in the window) and walls.
 TEST_P(TiledTest, UniformSpeedWithWalls) {
   Scene scene = plain_scene(150, 70);
   scene.walls.assign(scene.cells(), 0);

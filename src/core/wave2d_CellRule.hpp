@@ -59,18 +59,85 @@ WAVE2D_HOST_DEVICE inline float stencil(float damping, float kappa, float u_prev
   return (2.0f - damping - 4.0f * kappa) * u - (1.0f - damping) * u_prev + kappa * sum;
 }
 
-// `next` where the cell is updated (code >= 0), +0 where its code is negative: a
-// branch-free select for loops over rows. A bit mask, not `?:`: GCC sinks the stencil's
-// arithmetic into the branch of a `?:` and then, under the default -ftrapping-math,
-// cannot if-convert it, so the loop does not vectorize; the mask keeps the bits of
-// `next` as they are (no arithmetic on them).
-WAVE2D_HOST_DEVICE inline float updated_or_zero(float code, float next) {
+// `next` where `keep`, +0 elsewhere: a branch-free select for loops over rows. A bit
+// mask, not `?:`: GCC sinks the stencil's arithmetic into the branch of a `?:` and then,
+// under the default -ftrapping-math, cannot if-convert it, so the loop does not
+// vectorize; the mask keeps the bits of `next` as they are (no arithmetic on them).
+WAVE2D_HOST_DEVICE inline float kept_or_zero(bool keep, float next) {
   std::uint32_t bits;
   std::memcpy(&bits, &next, sizeof bits);
-  bits &= 0u - std::uint32_t(code >= 0.0f);
+  bits &= 0u - std::uint32_t(keep);
   float result;
   std::memcpy(&result, &bits, sizeof result);
   return result;
+}
+
+// `next` where the cell is updated (code >= 0), +0 where its code is negative.
+WAVE2D_HOST_DEVICE inline float updated_or_zero(float code, float next) {
+  return kept_or_zero(code >= 0.0f, next);
+}
+
+// The folded form of a cell's coefficients: stencil()'s two subexpressions, evaluated
+// once instead of per step, so that u_next = cu·u − cp·u_prev + κ·sum. On a fixed cell
+// cp is a quiet NaN, the mark of fixed cells (cp == cp is false only there), and cu
+// holds its code.
+WAVE2D_HOST_DEVICE inline float fixed_cell_mark() {
+  std::uint32_t const bits = 0x7fc00000u;
+  float mark;
+  std::memcpy(&mark, &bits, sizeof mark);
+  return mark;
+}
+// Selected by bit masks, as in kept_or_zero, so that the loading loop vectorizes.
+WAVE2D_HOST_DEVICE inline float either(bool first, float a, float b) {
+  std::uint32_t a_bits, b_bits;
+  std::memcpy(&a_bits, &a, sizeof a_bits);
+  std::memcpy(&b_bits, &b, sizeof b_bits);
+  std::uint32_t const mask = 0u - std::uint32_t(first);
+  std::uint32_t const bits = (a_bits & mask) | (b_bits & ~mask);
+  float result;
+  std::memcpy(&result, &bits, sizeof result);
+  return result;
+}
+WAVE2D_HOST_DEVICE inline float folded_cu(float code, float kappa) {
+  return either(code >= 0.0f, 2.0f - code - 4.0f * kappa, code);
+}
+WAVE2D_HOST_DEVICE inline float folded_cp(float code) {
+  return either(code >= 0.0f, 1.0f - code, fixed_cell_mark());
+}
+// The code of a cell from its folded coefficients (only sources matter to callers).
+WAVE2D_HOST_DEVICE inline float folded_code(float cu, float cp) { return cp == cp ? 0.0f : cu; }
+
+// u_next of the cells begin, begin + stride, ... < end into `prev` (which holds u(t - dt)),
+// given u(t) in `cur`, rows `pitch` apart; cells of negative code get +0 (the caller sets
+// sources afterwards). next_value's expression, in its order, without a branch: over
+// restrict pointers with stride 1 a compiler vectorizes it. `kappa` is read only when
+// UniformKappa is false.
+template <bool UniformKappa, class Index>
+WAVE2D_HOST_DEVICE inline void update_cells(float* __restrict__ prev, float const* __restrict__ cur,
+                                            float const* __restrict__ code,
+                                            float const* __restrict__ kappa, float kappa_uniform,
+                                            Index pitch, Index begin, Index end, Index stride) {
+  for (Index p = begin; p < end; p += stride) {
+    float const c = code[p];
+    float const k = UniformKappa ? kappa_uniform : kappa[p];
+    float const next =
+        stencil(c, k, prev[p], cur[p], cur[p - 1] + cur[p + 1] + cur[p - pitch] + cur[p + pitch]);
+    prev[p] = updated_or_zero(c, next);
+  }
+}
+
+// update_cells on folded coefficients (cu, cp): the same value, bit for bit.
+template <bool UniformKappa, class Index>
+WAVE2D_HOST_DEVICE inline void update_cells_folded(
+    float* __restrict__ prev, float const* __restrict__ cur, float const* __restrict__ cu,
+    float const* __restrict__ cp, float const* __restrict__ kappa, float kappa_uniform, Index pitch,
+    Index begin, Index end, Index stride) {
+  for (Index p = begin; p < end; p += stride) {
+    float const k = UniformKappa ? kappa_uniform : kappa[p];
+    float const next = cu[p] * cur[p] - cp[p] * prev[p] +
+                       k * (cur[p - 1] + cur[p + 1] + cur[p - pitch] + cur[p + pitch]);
+    prev[p] = kept_or_zero(cp[p] == cp[p], next);
+  }
 }
 
 // u_next for a cell whose code is negative.

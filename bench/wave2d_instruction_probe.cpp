@@ -32,7 +32,7 @@ using Memory = Space::memory_space;
 
 template <class Stepper>
 [[gnu::noinline]] void measured(Stepper& stepper, wave2d::FieldPair<Memory>& fields, int steps) {
-  stepper.advance(Space(), fields, steps);
+  stepper.advance(Space(), fields, steps, wave2d::Receivers{});
   Space().fence();
 }
 

@@ -193,25 +193,10 @@ class DistributedSimulation {
     Kokkos::deep_copy(space, host, buffer);
     wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
 
-    int rank = 0;
-    int size = 0;
-    MPI_Comm_rank(cart_, &rank);
-    MPI_Comm_size(cart_, &size);
-    std::vector<int> counts(static_cast<std::size_t>(size));
-    std::vector<int> displacements(static_cast<std::size_t>(size));
-    int const count = int(host.size());
-    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
-                       "MPI_Gather");
-    std::vector<float> all;
-    if (rank == 0) {
-      for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
-      all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
-    }
-    Details::check_mpi(MPI_Gatherv(host.data(), count, MPI_FLOAT, all.data(), counts.data(),
-                                   displacements.data(), MPI_FLOAT, 0, cart_),
-                       "MPI_Gatherv");
+    auto const [all, displacements] = gather_to_root(host.data(), int(host.size()));
     std::pair<std::vector<float>, std::vector<float>> fields;
-    if (rank != 0) return fields;
+    if (displacements.empty()) return fields;
+    int const size = int(displacements.size());
     Scene const& scene = local_->scene();
     fields.first.resize(std::size_t(scene.cells()));
     fields.second.resize(std::size_t(scene.cells()));
@@ -258,25 +243,10 @@ class DistributedSimulation {
     for (std::size_t row = 0; row < rows; ++row) {
       for (std::size_t i : owned_by(window_)) mine.push_back(host(row, i));
     }
-    int rank = 0;
-    int size = 0;
-    MPI_Comm_rank(cart_, &rank);
-    MPI_Comm_size(cart_, &size);
-    std::vector<int> counts(static_cast<std::size_t>(size));
-    std::vector<int> displacements(static_cast<std::size_t>(size));
-    int const count = int(mine.size());
-    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
-                       "MPI_Gather");
-    std::vector<float> all;
-    if (rank == 0) {
-      for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
-      all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
-    }
-    Details::check_mpi(MPI_Gatherv(mine.data(), count, MPI_FLOAT, all.data(), counts.data(),
-                                   displacements.data(), MPI_FLOAT, 0, cart_),
-                       "MPI_Gatherv");
+    auto const [all, displacements] = gather_to_root(mine.data(), int(mine.size()));
     std::vector<float> gathered;
-    if (rank != 0) return gathered;
+    if (displacements.empty()) return gathered;
+    int const size = int(displacements.size());
     gathered.resize(rows * columns);
     for (int r = 0; r < size; ++r) {
       int coords[2];
@@ -309,6 +279,30 @@ class DistributedSimulation {
   double exchange_seconds() const { return exchange_seconds_; }
 
  private:
+  // Collective: every rank's `count` floats, concatenated in rank order on rank 0, with
+  // where each rank's begin; two empty vectors on the other ranks.
+  std::pair<std::vector<float>, std::vector<int>> gather_to_root(float const* data,
+                                                                 int count) const {
+    int rank = 0;
+    int size = 0;
+    MPI_Comm_rank(cart_, &rank);
+    MPI_Comm_size(cart_, &size);
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displacements(static_cast<std::size_t>(size));
+    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
+                       "MPI_Gather");
+    std::vector<float> all;
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+      all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
+    }
+    Details::check_mpi(MPI_Gatherv(data, count, MPI_FLOAT, all.data(), counts.data(),
+                                   displacements.data(), MPI_FLOAT, 0, cart_),
+                       "MPI_Gatherv");
+    if (rank != 0) return {};
+    return {std::move(all), std::move(displacements)};
+  }
+
   // The strips that go to (and come from) the neighbours on the low and high side of
   // dimension d. x first, over the owned rows; then y over whole local rows, which by then
   // hold the x halos: so the corners arrive too, in four messages instead of eight.

@@ -703,8 +703,7 @@ SpaceInfo register_space(Options const& options) {
   // The cost of recording: receivers/<space>/<backend>/<scene>/<count> receivers.
   for (std::string scene_name : {"double-slit-small", "double-slit"}) {
     for (auto const& backend : all_backends) {
-      // cuda-stream records no receivers yet (it refuses scenes with them).
-      if (backend.name == "reference" || backend.name == "cuda-stream") continue;
+      if (backend.name == "reference") continue;
       for (int count : {0, 16}) {
         register_stencil<ExecutionSpace>(
             plan, "receivers", backend, scene_name + "/" + std::to_string(count),

@@ -26,6 +26,13 @@ FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
                             std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
 std::string naive_configuration();
 
+// cuda-onepass: cuda-naive's launches, four cells per thread in 16-byte loads and stores
+// (the fair one-pass baseline: its bytes per cell-step at copy bandwidth). The fields and
+// per-cell arrays must be 16-byte aligned; any pitch.
+FieldPointers advance_onepass(KernelParams const& params, FieldPointers fields,
+                              std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
+std::string onepass_configuration();
+
 // Time steps cuda-shmem fuses per launch, in every tile shape.
 inline constexpr int shmem_fused_steps = 8;
 
@@ -69,12 +76,12 @@ enum class StreamWindowKind : std::uint32_t {
 StreamLayout stream_layout(KernelParams const& params, int device);
 std::string describe(
     StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
-// The number of plan entries (device std::uint32_t) a layout needs.
-inline std::size_t stream_plan_size(StreamLayout const& layout) {
-  return 1 + std::size_t(layout.strips) * layout.segments;
+// The number of plan entries (device std::uint32_t) a layout and its receivers need.
+inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {
+  return 2 + 2 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
 }
-// Fills the plan: the windows' kinds and the order they are taken in; once per grid.
-// Synchronizes `stream`.
+// Fills the plan: the windows' kinds, the order they are taken in, and which receivers
+// (params.receivers.cells) each records; once per grid. Synchronizes `stream`.
 void plan_stream_windows(KernelParams const& params, StreamLayout const& layout,
                          std::uint32_t* plan, cudaStream_t stream);
 // Like advance_shmem; n_steps % T steps at the end run one per launch.

@@ -11,32 +11,44 @@
 #include <wave2d_KokkosCompat.hpp>
 
 #include <optional>
-#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace wave2d::cuda {
 
+// cuda-naive and cuda-onepass: one launch per step, in place.
 template <class MemorySpace>
-class NaiveStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+class StepPerLaunchStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
  public:
-  explicit NaiveStepper(Coefficients<MemorySpace> coefficients)
-      : coefficients_(std::move(coefficients)) {}
+  using Advance = FieldPointers (*)(KernelParams const&, FieldPointers, std::int64_t, std::int64_t,
+                                    cudaStream_t);
+
+  // name: the backend's, for the profiling region.
+  StepPerLaunchStepper(Coefficients<MemorySpace> coefficients, std::string const& name,
+                       Advance advance, std::string configuration)
+      : coefficients_(std::move(coefficients)),
+        region_("wave2d::" + name + "::advance"),
+        advance_(advance),
+        configuration_(std::move(configuration)) {}
 
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
                Receivers const& receivers) override {
-    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-naive::advance");
+    Kokkos::Profiling::ScopedRegion region(region_);
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
-    auto const result = advance_naive(params, {fields.previous.data(), fields.current.data()},
-                                      fields.step, n_steps, space.cuda_stream());
+    auto const result = advance_(params, {fields.previous.data(), fields.current.data()},
+                                 fields.step, n_steps, space.cuda_stream());
     if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
     fields.step += n_steps;
   }
 
-  std::string configuration() const override { return naive_configuration(); }
+  std::string configuration() const override { return configuration_; }
 
  private:
   Coefficients<MemorySpace> coefficients_;
+  std::string region_;
+  Advance advance_;
+  std::string configuration_;
 };
 
 template <class MemorySpace>
@@ -80,22 +92,18 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
       : coefficients_(std::move(coefficients)),
         layout_(stream_layout(coefficients_.params(), space.cuda_device())),
         plan_(Details::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
-            space, "wave2d::cuda-stream::plan", stream_plan_size(layout_))) {
+            space, "wave2d::cuda-stream::plan",
+            stream_plan_size(layout_, coefficients_.params().receivers.count))) {
     plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
-    // Its warps walk columns with the levels in registers: recording receivers there is
-    // not written yet (issue 11). Refused, not recorded at launch boundaries only.
-    if (coefficients_.params().receivers.columns > 0) {
-      throw std::invalid_argument(
-          "cuda-stream does not record receivers yet: use cuda-shmem for a scene with "
-          "receivers");
-    }
   }
 
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const&) override {
+               Receivers const& receivers) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-stream::advance");
     Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
-    auto const result = advance_stream(coefficients_.params(), layout_, plan_.data(),
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    auto const result = advance_stream(params, layout_, plan_.data(),
                                        {fields.previous.data(), fields.current.data()},
                                        {scratch_.previous.data(), scratch_.current.data()},
                                        fields.step, n_steps, space.cuda_stream());

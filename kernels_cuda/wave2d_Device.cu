@@ -3,19 +3,28 @@
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 #include <kernels_cuda/wave2d_Receivers.cuh>
 
+#include <algorithm>
 #include <vector>
 
 namespace wave2d::cuda {
 
 namespace {
 
+// Rows of `width` elements, `pitch` apart; the cells between rows hold `padding` (kernels
+// that sweep whole rows of the pitch read them).
 template <class T>
-T* upload(std::vector<T> const& host, std::int64_t width, std::int64_t rows, std::int64_t pitch) {
+T* upload(std::vector<T> const& host, std::int64_t width, std::int64_t rows, std::int64_t pitch,
+          T padding = T()) {
   if (host.empty()) return nullptr;
+  std::vector<T> pitched(std::size_t(pitch * rows), padding);
+  for (std::int64_t y = 0; y < rows; ++y) {
+    std::copy(host.begin() + y * width, host.begin() + (y + 1) * width,
+              pitched.begin() + y * pitch);
+  }
   T* device = nullptr;
-  WAVE2D_CUDA_CHECK(cudaMalloc(&device, std::size_t(pitch * rows) * sizeof(T)));
-  WAVE2D_CUDA_CHECK(cudaMemcpy2D(device, pitch * sizeof(T), host.data(), width * sizeof(T),
-                                 width * sizeof(T), rows, cudaMemcpyHostToDevice));
+  WAVE2D_CUDA_CHECK(cudaMalloc(&device, pitched.size() * sizeof(T)));
+  WAVE2D_CUDA_CHECK(
+      cudaMemcpy(device, pitched.data(), pitched.size() * sizeof(T), cudaMemcpyHostToDevice));
   return device;
 }
 
@@ -25,7 +34,7 @@ DeviceCoefficients::DeviceCoefficients(HostCoefficients const& host, std::int64_
   std::int64_t const nx = host.window.local_nx();
   std::int64_t const ny = host.window.local_ny();
   try {
-    code_ = upload(host.code, nx, ny, pitch);
+    code_ = upload(host.code, nx, ny, pitch, cell_code::fixed_zero);
     kappa_ = upload(host.kappa, nx, ny, pitch);
     sources_ = upload(host.sources, std::int64_t(host.sources.size()), 1,
                       std::int64_t(host.sources.size()));

@@ -17,6 +17,10 @@
 // without bounds tests. Which kind a window is, is found once per grid
 // (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
 // take windows from a queue until none is left, so the fast ones even out the end.
+//
+// Receivers are recorded where each level computes them: a window whose output cells
+// hold receivers is walked as a general one, with its receivers' list (by row) from the
+// plan; the other windows' walks hold no trace of them.
 #ifndef WAVE2D_STREAM_KERNEL_CUH
 #define WAVE2D_STREAM_KERNEL_CUH
 
@@ -66,6 +70,34 @@ struct Window {
 inline constexpr int window_kind_shift = 30;
 inline constexpr std::uint32_t window_index_mask = (1u << window_kind_shift) - 1;
 
+// The receivers in a window's output cells: ids[begin, end), indices into
+// params.receivers.cells, by row.
+struct WindowReceivers {
+  std::uint32_t const* ids = nullptr;
+  int begin = 0;
+  int end = 0;
+};
+
+// The plan (stream_plan_size): plan[0] counts the windows taken; then the windows'
+// entries in the order they are taken; then, by window index, where each window's
+// receivers start in the ids that follow (windows + 1 offsets).
+struct PlanParts {
+  std::uint32_t* counter;
+  std::uint32_t* entries;
+  std::uint32_t* receiver_offsets;
+  std::uint32_t* receiver_ids;
+};
+
+__host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_t windows) {
+  return {plan, plan + 1, plan + 1 + windows, plan + 2 + 2 * windows};
+}
+
+// Which window records receiver cell (x, y): the one whose output cells hold it.
+template <class Shape>
+inline std::int64_t window_of_cell(StreamLayout const& layout, int x, int y) {
+  return std::int64_t(y / layout.rows) * layout.strips + x / Shape::tile_x;
+}
+
 template <class Shape>
 __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
                                           std::int64_t index) {
@@ -81,14 +113,16 @@ __device__ __noinline__ inline float source_value(Waveform const* sources, float
   return sources[cell_code::source_index(code)].value(t);
 }
 
-// Walks one window. Kind: what the window holds (StreamWindowKind); Checked: whether
-// loads need bounds tests (only windows of the general kind reach outside the grid).
-template <class Shape, StreamWindowKind Kind, bool UniformKappa>
+// Walks one window. Kind: what the window holds (StreamWindowKind); general windows also
+// test bounds (only they reach outside the grid) and, when Recording, record receivers.
+template <class Shape, StreamWindowKind Kind, bool UniformKappa, bool Recording>
 __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, FieldPointers out,
-                                     std::int64_t first_step, Window<Shape> const w) {
+                                     std::int64_t first_step, Window<Shape> const w,
+                                     [[maybe_unused]] WindowReceivers const receivers) {
   constexpr int T = Shape::steps;
   constexpr int C = Shape::cells_x;
   constexpr bool checked = Kind == StreamWindowKind::general;
+  constexpr bool recording = checked && Recording;
   int const lane = int(threadIdx.x) % 32;
   int const x = w.x + lane * C;  // the lane's first column
 
@@ -140,7 +174,18 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   load_row(in.current, r + 1, next_current);
   load_row(in.previous, r, next_previous);
 
+  // The receivers on the rows the levels compute at this walk row, r - T + 1 .. r:
+  // [first_receiver, last_receiver) of the window's list.
+  [[maybe_unused]] int first_receiver = receivers.begin, last_receiver = receivers.begin;
+  [[maybe_unused]] auto receiver_cell = [&](int i) { return p.receivers.cells[receivers.ids[i]]; };
+
   for (; r <= r_end; ++r) {
+    if constexpr (recording) {
+      while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= r) ++last_receiver;
+      while (first_receiver < last_receiver && receiver_cell(first_receiver).y < r - T + 1) {
+        ++first_receiver;
+      }
+    }
     float previous_u[C];
 #pragma unroll
     for (int j = 0; j < C; ++j) {
@@ -181,6 +226,18 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
           }
         }
       }
+      if constexpr (recording) {
+        // u after first_step + k steps, recorded by the lane that holds the cell.
+        for (int i = first_receiver; i < last_receiver; ++i) {
+          ReceiverCell const cell = receiver_cell(i);
+          int const j = cell.x - x;
+          if (cell.y != row || j < 0 || j >= C) continue;
+          float value = v[0];
+#pragma unroll
+          for (int jj = 1; jj < C; ++jj) value = j == jj ? v[jj] : value;
+          p.receivers.record(int(receivers.ids[i]), first_step + k, value);
+        }
+      }
       if (k < T) {
 #pragma unroll
         for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
@@ -213,30 +270,44 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
 // grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
 // the windows taken, plan[1..] are the windows, general ones first) until none is left, so
 // that the slow windows start first and the fast ones fill the end.
-template <class Shape, bool UniformKappa>
+// Recording: whether the launch records receivers (a kernel of its own, so that runs
+// without them carry none of its code).
+template <class Shape, bool UniformKappa, bool Recording>
 __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
     stream_steps(KernelParams params, StreamLayout layout, std::uint32_t* plan, FieldPointers in,
                  FieldPointers out, std::int64_t first_step) {
   using namespace stream_detail;
   std::uint32_t const windows = std::uint32_t(layout.strips) * layout.segments;
+  PlanParts const parts = plan_parts(plan, windows);
   for (;;) {
     std::uint32_t taken = 0;
-    if (threadIdx.x % 32 == 0) taken = atomicAdd(plan, 1u);
+    if (threadIdx.x % 32 == 0) taken = atomicAdd(parts.counter, 1u);
     taken = __shfl_sync(0xffffffffu, taken, 0);
     if (taken >= windows) return;
-    std::uint32_t const entry = plan[1 + taken];
-    auto const w = window_of<Shape>(layout, params, entry & window_index_mask);
+    std::uint32_t const entry = parts.entries[taken];
+    std::uint32_t const index = entry & window_index_mask;
+    auto const w = window_of<Shape>(layout, params, index);
     switch (StreamWindowKind(entry >> window_kind_shift)) {
       case StreamWindowKind::interior:
         if constexpr (UniformKappa) {
-          walk<Shape, StreamWindowKind::interior, UniformKappa>(params, in, out, first_step, w);
+          walk<Shape, StreamWindowKind::interior, UniformKappa, false>(params, in, out, first_step,
+                                                                       w, {});
           break;
         }
         [[fallthrough]];
       case StreamWindowKind::damped:
-        walk<Shape, StreamWindowKind::damped, UniformKappa>(params, in, out, first_step, w);
+        walk<Shape, StreamWindowKind::damped, UniformKappa, false>(params, in, out, first_step, w,
+                                                                   {});
         break;
-      default: walk<Shape, StreamWindowKind::general, UniformKappa>(params, in, out, first_step, w);
+      default: {
+        WindowReceivers receivers;
+        if constexpr (Recording) {
+          receivers = {parts.receiver_ids, int(parts.receiver_offsets[index]),
+                       int(parts.receiver_offsets[index + 1])};
+        }
+        walk<Shape, StreamWindowKind::general, UniformKappa, Recording>(params, in, out, first_step,
+                                                                        w, receivers);
+      }
     }
   }
 }
@@ -276,7 +347,7 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, stream_steps<Shape, true>, Shape::threads, 0));
+      &blocks_per_sm, stream_steps<Shape, true, false>, Shape::threads, 0));
   layout.resident_blocks = multiprocessors * blocks_per_sm;
   // Segments short enough for a few windows per warp (the queue then evens out slow and
   // fast windows), long enough that the rows read twice stay few.
@@ -289,7 +360,7 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   return layout;
 }
 
-// plan: 1 + strips * segments entries of device memory.
+// plan: stream_plan_size(layout, params.receivers.count) entries of device memory.
 template <class Shape>
 void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layout,
                             std::uint32_t* plan, cudaStream_t stream) {
@@ -298,19 +369,45 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
   if (windows > std::int64_t(window_index_mask)) {
     throw std::length_error("cuda-stream: too many windows for this grid");
   }
+  std::vector<std::uint32_t> host(stream_plan_size(layout, params.receivers.count));
+  PlanParts const device = plan_parts(plan, windows);
+  PlanParts const parts = plan_parts(host.data(), windows);
   classify_windows<Shape>
-      <<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout, plan + 1);
+      <<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout, device.entries);
   WAVE2D_CUDA_CHECK(cudaGetLastError());
-  // General windows first, then damped, then interior ones.
-  std::vector<std::uint32_t> entries(std::size_t(windows) + 1);
-  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(entries.data() + 1, plan + 1, windows * sizeof(std::uint32_t),
+  std::vector<ReceiverCell> cells(std::size_t(params.receivers.count));
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(parts.entries, device.entries, windows * sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
+  if (!cells.empty()) {
+    WAVE2D_CUDA_CHECK(cudaMemcpyAsync(cells.data(), params.receivers.cells,
+                                      cells.size() * sizeof(ReceiverCell), cudaMemcpyDeviceToHost,
+                                      stream));
+  }
   WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::stable_sort(entries.begin() + 1, entries.end(), [](std::uint32_t a, std::uint32_t b) {
+
+  // Each window's receivers, by row (a counting sort by window of the receivers sorted
+  // by row); their windows walk as general ones, the only kind that records.
+  std::vector<std::uint32_t> by_row(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) by_row[i] = std::uint32_t(i);
+  std::stable_sort(by_row.begin(), by_row.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return cells[a].y < cells[b].y; });
+  for (auto const& cell : cells)
+    ++parts.receiver_offsets[window_of_cell<Shape>(layout, cell.x, cell.y) + 1];
+  for (std::int64_t i = 0; i < windows; ++i)
+    parts.receiver_offsets[i + 1] += parts.receiver_offsets[i];
+  std::vector<std::uint32_t> filled(parts.receiver_offsets, parts.receiver_offsets + windows);
+  for (std::uint32_t id : by_row) {
+    std::int64_t const window = window_of_cell<Shape>(layout, cells[id].x, cells[id].y);
+    parts.receiver_ids[filled[window]++] = id;
+    parts.entries[window] = std::uint32_t(window) | std::uint32_t(StreamWindowKind::general)
+                                                        << window_kind_shift;
+  }
+
+  // General windows first, then damped, then interior ones.
+  std::stable_sort(parts.entries, parts.entries + windows, [](std::uint32_t a, std::uint32_t b) {
     return (a >> window_kind_shift) > (b >> window_kind_shift);
   });
-  entries[0] = 0;
-  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, entries.data(), entries.size() * sizeof(std::uint32_t),
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, host.data(), host.size() * sizeof(std::uint32_t),
                                     cudaMemcpyHostToDevice, stream));
   WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -323,13 +420,17 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                 std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
                                 std::int64_t first_step, std::int64_t n_steps,
                                 cudaStream_t stream) {
-  auto const kernel = params.kappa ? stream_steps<Shape, false> : stream_steps<Shape, true>;
+  bool const recording = params.receivers.active();
+  auto const kernel =
+      params.kappa
+          ? (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>)
+          : (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>);
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
   unsigned const blocks = unsigned(
       std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
-    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));
+    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));  // the counter
     kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, plan, fields, scratch,
                                                   first_step + s);
     WAVE2D_CUDA_CHECK(cudaGetLastError());

@@ -45,11 +45,12 @@ std::vector<float> download(float const* device, KernelParams const& params) {
 
 // Every compiled kernel shape, each on every grid (the per-grid choice is the
 // backends' business: test_backends.cpp).
-enum class Kernel { naive, shmem_112x48, shmem_32x32, stream };
+enum class Kernel { naive, onepass, shmem_112x48, shmem_32x32, stream };
 
 std::string to_string(Kernel kernel) {
   switch (kernel) {
     case Kernel::naive: return "naive";
+    case Kernel::onepass: return "onepass";
     case Kernel::shmem_112x48: return "shmem_112x48";
     case Kernel::shmem_32x32: return "shmem_32x32";
     case Kernel::stream: return "stream";
@@ -97,6 +98,9 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
       case Kernel::naive:
         result = cuda::advance_naive(params, fields, first_step, n_steps, stream);
         break;
+      case Kernel::onepass:
+        result = cuda::advance_onepass(params, fields, first_step, n_steps, stream);
+        break;
       case Kernel::shmem_112x48:
       case Kernel::shmem_32x32:
         result =
@@ -106,7 +110,7 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
         break;
       case Kernel::stream: {
         auto const layout = cuda::stream_layout(params, 0);
-        DeviceArray<std::uint32_t> plan(cuda::stream_plan_size(layout));
+        DeviceArray<std::uint32_t> plan(cuda::stream_plan_size(layout, params.receivers.count));
         cuda::plan_stream_windows(params, layout, plan.data, stream);
         result = cuda::advance_stream(params, layout, plan.data, fields, scratch, first_step,
                                       n_steps, stream);
@@ -177,6 +181,18 @@ TEST_P(CudaKernelTest, PitchedRows) {
   check(scene, random_pair(scene, 43), 0, 19, "pitch = nx + 37", 37);
 }
 
+// Rows at every offset from a 16-byte boundary (cuda-onepass reads the rows above and
+// below by aligned loads and shifts), widths around the multiples of 4.
+TEST_P(CudaKernelTest, EveryRowAlignment) {
+  for (std::int32_t nx : {61, 62, 63, 64, 5}) {
+    Scene const scene = busy_scene(nx, 23, std::uint32_t(nx));
+    for (std::int64_t extra : {0, 1, 2, 3}) {
+      check(scene, random_pair(scene, 7), 1, 11,
+            std::to_string(nx) + " wide, pitch + " + std::to_string(extra), extra);
+    }
+  }
+}
+
 TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {
   // A race between blocks shows as results that change from run to run.
   Scene const scene = builtin_scene("double-slit-small");
@@ -190,8 +206,8 @@ TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RawKernels, CudaKernelTest,
-                         testing::Values(Kernel::naive, Kernel::shmem_112x48, Kernel::shmem_32x32,
-                                         Kernel::stream),
+                         testing::Values(Kernel::naive, Kernel::onepass, Kernel::shmem_112x48,
+                                         Kernel::shmem_32x32, Kernel::stream),
                          kernel_name);
 
 }  // namespace

@@ -93,9 +93,7 @@ TEST_P(DistributedTest, EqualsOneProcessBitwise) {
       // Sources and wall placed for the decomposition MPI_Dims_create picks, too.
       int dims[2] = {ranks[0], ranks[1]};
       MPI_Dims_create(n, 2, dims);
-      Scene scene = scene_across_ranks({dims[0], dims[1]});
-      // cuda-stream records no receivers yet (it refuses scenes with them).
-      if (backend == "cuda-stream") scene.receivers.clear();
+      Scene const scene = scene_across_ranks({dims[0], dims[1]});
       DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, backend, options);
       EXPECT_EQ(distributed.ranks()[0] * distributed.ranks()[1], n);
       // 37 steps in uneven calls: not a multiple of the halo or of any fused depth.

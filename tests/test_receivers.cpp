@@ -81,12 +81,6 @@ Scene scene_with_receivers(std::int32_t nx, std::int32_t ny, std::uint32_t seed)
 
 class ReceiversTest : public testing::TestWithParam<BackendCase> {
  protected:
-  void SetUp() override {
-    if (GetParam().backend == "cuda-stream") {
-      GTEST_SKIP() << "cuda-stream records no receivers yet (it refuses scenes with them)";
-    }
-  }
-
   // Runs the backend from `initial` at `first_step` in advance() calls of `chunks` steps
   // and compares its trace with the reference's.
   void check(Scene const& scene, HostPair const& initial, std::int64_t first_step,
@@ -150,6 +144,32 @@ TEST_P(ReceiversTest, DoubleSlitSmallFullRun) {
     scene.receivers.push_back({20 + 10 * i, 30 + 9 * i, ""});
   }
   check(scene, zeros(scene), 0, {scene.steps}, "double-slit-small, 800 steps");
+}
+
+// Large enough for windows away from the border, with receivers in the quiet middle (where
+// a fused kernel may skip per-cell data), in the absorbing layer, on a wall and its gap,
+// in speed regions, several in one row and one column.
+TEST_P(ReceiversTest, WindowsOfEveryKind) {
+  Scene scene = point_source_scene(601);
+  scene.walls.assign(std::size_t(scene.cells()), 0);
+  for (std::int32_t y = 1; y < scene.ny - 1; ++y) {
+    if (y < 250 || y > 280) scene.walls[std::size_t(scene.index(407, y))] = 1;
+  }
+  for (std::int32_t i = 0; i < 12; ++i) {
+    scene.receivers.push_back({150 + 37 * i, 300, ""});
+    scene.receivers.push_back({300, 90 + 41 * i, ""});
+  }
+  for (auto [x, y] : {std::pair{5, 5}, {595, 300}, {407, 100}, {407, 265}, {406, 265}}) {
+    scene.receivers.push_back({x, y, ""});
+  }
+  check(scene, random_pair(scene, 9), 5, {29, 3}, "601 x 601, a wall, uniform speed");
+  scene.speed.resize(std::size_t(scene.cells()));
+  for (std::int32_t y = 0; y < scene.ny; ++y) {
+    for (std::int32_t x = 0; x < scene.nx; ++x) {
+      scene.speed[std::size_t(scene.index(x, y))] = scene.c * (0.8f + 0.2f * float(x % 7) / 7.0f);
+    }
+  }
+  check(scene, random_pair(scene, 10), 5, {16}, "601 x 601, a wall, speed per cell");
 }
 
 TEST_P(ReceiversTest, ResetAndSetStateRestartTheTrace) {

@@ -76,7 +76,8 @@ Variant stream_variant(KernelParams const& params, int rows = 0) {
     layout.segments = (params.ny + rows - 1) / rows;
   }
   std::uint32_t* plan = nullptr;  // lives as long as the program
-  WAVE2D_CUDA_CHECK(cudaMalloc(&plan, stream_plan_size(layout) * sizeof(std::uint32_t)));
+  WAVE2D_CUDA_CHECK(
+      cudaMalloc(&plan, stream_plan_size(layout, params.receivers.count) * sizeof(std::uint32_t)));
   plan_stream_windows_of<Shape>(params, layout, plan, nullptr);
   Variant v;
   v.name = "stream " + Shape::describe(layout);
@@ -84,7 +85,7 @@ Variant stream_variant(KernelParams const& params, int rows = 0) {
     return advance_stream_of<Shape>(b.params(), layout, plan, b.fields, b.scratch, 0, steps,
                                     stream);
   };
-  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, stream_steps<Shape, true>));
+  WAVE2D_CUDA_CHECK(cudaFuncGetAttributes(&v.attributes, stream_steps<Shape, true, false>));
   return v;
 }
 
@@ -157,6 +158,13 @@ int main(int argc, char** argv) {
       };
       naive.attributes = {};
       variants.push_back(naive);
+      Variant onepass;
+      onepass.name = "cuda-onepass (" + onepass_configuration() + ")";
+      onepass.run = [](Buffers& b, std::int64_t n, cudaStream_t s) {
+        return advance_onepass(b.params(), b.fields, 0, n, s);
+      };
+      onepass.attributes = {};
+      variants.push_back(onepass);
     }
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed chapter's shape
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
@@ -184,11 +192,12 @@ int main(int argc, char** argv) {
     variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
     variants.push_back(stream_variant<6, 4>(params, 24));
-    // --only SUBSTRING keeps cuda-naive (the reference of the ratios) and the matching ones.
+    // --only SUBSTRING keeps the one-pass kernels (cuda-naive, the reference of the ratios)
+    // and the matching ones.
     if (!only.empty()) {
       variants.erase(std::remove_if(variants.begin(), variants.end(),
                                     [&](Variant const& v) {
-                                      return v.name.find("naive") == std::string::npos &&
+                                      return v.name.rfind("cuda-", 0) != 0 &&
                                              v.name.find(only) == std::string::npos;
                                     }),
                      variants.end());

@@ -73,9 +73,17 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
        false, kokkos::tiled_shape_for<ExecutionSpace>().steps});
 #if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
-    list.push_back({"cuda-naive", "hand-written CUDA, one thread per cell, one launch per step",
+    list.push_back({"cuda-naive",
+                    "hand-written CUDA, one thread per cell, one launch per step (the chapter's)",
                     [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
-                      return std::make_unique<cuda::NaiveStepper<MemorySpace>>(c);
+                      return std::make_unique<cuda::StepPerLaunchStepper<MemorySpace>>(
+                          c, "cuda-naive", cuda::advance_naive, cuda::naive_configuration());
+                    }});
+    list.push_back({"cuda-onepass",
+                    "hand-written CUDA, one launch per step, 4 cells/thread in 16-byte accesses",
+                    [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
+                      return std::make_unique<cuda::StepPerLaunchStepper<MemorySpace>>(
+                          c, "cuda-onepass", cuda::advance_onepass, cuda::onepass_configuration());
                     },
                     true});
     list.push_back({"cuda-shmem",

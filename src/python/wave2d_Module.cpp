@@ -242,6 +242,10 @@ class SimulationOn final : public AnySimulation {
     data.numerics = numerics();
     data.previous = to_host(simulation.previous());
     data.current = to_host(simulation.current());
+    data.receivers = std::uint32_t(simulation.scene().receivers.size());
+    data.receivers_hash = receivers_hash(simulation.scene());
+    data.trace_first_step = simulation.receivers_first_step();
+    data.trace = to_host(simulation.receivers());
     wave2d::write_checkpoint(path, data);
   }
   void resume(fs::path const& path) override {
@@ -249,6 +253,11 @@ class SimulationOn final : public AnySimulation {
     CheckpointData const data = read_checkpoint(path);
     check_checkpoint_matches(path, data, simulation.scene(), numerics());
     set_state(simulation, data.previous.data(), data.current.data(), data.step);
+    using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    simulation.restore_receivers(space_, Host(data.trace.data(), data.trace_rows(), data.receivers),
+                                 data.trace_first_step);
+    wave2d::fence(space_, "wave2d::python::resume");  // the host trace goes after it
   }
 
  private:
@@ -432,7 +441,8 @@ PYBIND11_MODULE(wave2d, m) {
       .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
            "Write the state as a checkpoint file (the format `wave2d run` writes).")
       .def("resume", &AnySimulation::resume, py::arg("path"),
-           "Continue from a checkpoint of the same scene, backend and wave2d.");
+           "Continue from a checkpoint of the same scene (receivers included), backend and "
+           "wave2d; its receivers' trace too.");
 
   // Kokkos goes at exit, after every simulation and field lets it go.
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize));

@@ -2,7 +2,8 @@
 # # wave2d from Python
 #
 # A notebook in script form (`# %%` cells: Jupyter, VS Code and Spyder run them one by
-# one): run a scene, plot the signal at one cell and the field, and compare two backends.
+# one): run a scene, plot the signal a receiver recorded and the field, and compare two
+# backends.
 # Needs the module (`PYTHONPATH=<build>/python`), NumPy and matplotlib
 # (`python3-matplotlib`). As a script it saves the figures:
 #
@@ -29,21 +30,22 @@ print("wave2d", wave2d.__version__, "on", wave2d.execution_space(), "- backends:
 
 # %% [markdown]
 # ## A scene and a run
-# A built-in scene by name; `wave2d.Scene("box.toml")` reads a scene file and
-# `wave2d.Scene({...})` takes the same keys as a dict.
+# A built-in scene with a receiver behind the slits: `wave2d.Scene({...})` takes the keys
+# of a scene file as a dict (`base` starts from a built-in scene),
+# `wave2d.Scene("double-slit-small")` is the built-in scene alone and
+# `wave2d.Scene("box.toml")` reads a scene file.
 
 # %%
-scene = wave2d.Scene("double-slit-small")
+scene = wave2d.Scene({"base": "double-slit-small", "name": "double-slit-small",
+                      "receivers": [{"x": 150, "y": 100, "name": "behind-the-slits"}]})
 simulation = wave2d.Simulation(scene, backend="kokkos-mdrange")
 print(scene, "-", simulation.configuration)
 
-# The signal at one cell behind the slits, step by step.
-probe = (150, 100)  # (x, y)
-trace = [0.0]
-for _ in range(scene.steps):
-    simulation.advance(1)
-    trace.append(float(simulation.current[probe[1], probe[0]]))
-times = scene.t0 + scene.dt * np.arange(scene.steps + 1)
+# The kernels record u at the receivers after every step: a row per step from step 0.
+simulation.advance(scene.steps)
+probe = scene.receivers[0]  # (x, y)
+trace = simulation.receivers[:, 0]
+times = scene.t0 + scene.dt * np.arange(len(trace))
 
 # %% [markdown]
 # ## The trace and the field
@@ -53,7 +55,7 @@ figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
 left.plot(times, trace)
 left.set_xlabel("t")
 left.set_ylabel(f"u at x = {probe[0]}, y = {probe[1]}")
-left.set_title("trace")
+left.set_title(f"trace of {scene.receiver_names[0]}")
 field = np.ma.masked_where(scene.walls, simulation.current)  # a view: no copy on the host
 colours = plt.get_cmap("RdBu_r").copy()
 colours.set_bad("black")  # the walls

@@ -629,6 +629,47 @@ TEST_P(CliCheckpoint, AResumedRunWritesTheBytesOfAnUninterruptedOne) {
   }
 }
 
+// The receivers' files too: the checkpoint carries the trace from step 0, also through a
+// leg resumed with --no-receivers (which writes no receivers' files, but checkpoints
+// with the trace).
+TEST_P(CliCheckpoint, AResumedRunWritesTheReceiversOfAnUninterruptedOne) {
+  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  std::string const run = "run --scene '" + (inputs() / "receivers.toml").string() +
+                          "' --backend " + GetParam() + " --kokkos-num-threads=1 ";
+  Result const first = wave2d(run + "--steps 23 --checkpoint-every 10 ck --output a");
+  ASSERT_EQ(first.status, 0) << first.err;
+  bool const plot = !contains(first.err, "without libplot");
+  CheckpointData const at_23 = read_checkpoint(work() / "ck");
+  EXPECT_EQ(at_23.step, 23);
+  EXPECT_EQ(at_23.receivers, 4u);
+  EXPECT_EQ(at_23.trace_first_step, 0);
+  EXPECT_EQ(at_23.trace.size(), 24u * 4u);
+  Result const second =
+      wave2d(run + "--steps 37 --resume ck --checkpoint-every 10 ck --output b --no-receivers");
+  ASSERT_EQ(second.status, 0) << second.err;
+  std::vector<std::string> files = {"a", "a/room.receivers.csv", "a/room.receivers.npy", "b", "ck"};
+  if (plot) files.push_back("a/room.receivers.png");
+  EXPECT_EQ(work_contents(), with_images(files, {"a/room.png", "b/room.png"}))
+      << "--no-receivers wrote receivers' files";
+  Result const last = wave2d(run + "--resume ck --checkpoint-every 10 ck --output c");
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_TRUE(contains(last.out, "resumed        from ck, step 37")) << last.out;
+  EXPECT_TRUE(contains(last.out, "(4 receivers, 51 rows)")) << last.out;
+  Result const whole = wave2d(run + "--output w");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  for (std::string extension : {"npy", "csv", "png"}) {
+    if (extension == "png" && !plot) continue;
+    std::string const name = "room.receivers." + extension;
+    ASSERT_TRUE(fs::exists(work() / "c" / name)) << name;
+    EXPECT_EQ(read_file(work() / "c" / name), read_file(work() / "w" / name)) << name;
+  }
+  // The last checkpoint holds the whole trace, as written.
+  CheckpointData const at_50 = read_checkpoint(work() / "ck");
+  EXPECT_EQ(at_50.step, 50);
+  EXPECT_TRUE(at_50.trace == parse_npy(read_file(work() / "w/room.receivers.npy")).data);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cli, CliCheckpoint,
                          ::testing::Values("reference", "kokkos-mdrange", "kokkos-tiled"),
                          [](auto const& info) {
@@ -651,7 +692,7 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
   std::string flipped = good;
   flipped[good.size() / 2] ^= 0x10;  // a bit of the fields
   std::string other_format = good;
-  other_format[8] = 2;  // the format version
+  other_format[8] = 1;  // the format version: 1 had no receivers' trace
   CheckpointData older = read_checkpoint(work() / "ck");
   older.numerics.replace(0, std::string("wave2d " WAVE2D_VERSION).size(), "wave2d 0.0.1");
   write_checkpoint(inputs() / "older", older);
@@ -671,7 +712,7 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
       {scene + "--resume " + with("longer", good + "x"), "is corrupted: "},
       {scene + "--resume " + with("flipped", flipped), "corrupted (its checksum does not match)"},
       {scene + "--resume " + with("format", other_format),
-       "has format version 2, this wave2d " WAVE2D_VERSION " reads version 1"},
+       "has format version 1, this wave2d " WAVE2D_VERSION " reads version 2"},
       {scene + "--resume " + (inputs() / "older").string(),
        "was written by wave2d 0.0.1, backend kokkos-mdrange"},
       {scene + "--resume " + (inputs() / "tiny.toml").string(), "is not a wave2d checkpoint"},
@@ -685,6 +726,26 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
     refusals.push_back(
         {"run --scene '" + (inputs() / "tiny-louder.toml").string() + "' --resume tiny.ck",
          "is of another scene: its medium, walls, sources or time step differ"});
+    // The same fields, but the trace's columns would not be this scene's: --no-receivers
+    // or not, since the run's own checkpoints go on with the trace.
+    std::string const room = read_file(inputs() / "receivers.toml");
+    std::string const last_receiver = "[[receivers]]\nx = 20\ny = 4\nname = \"wall\"\n";
+    ASSERT_NE(room.find(last_receiver), std::string::npos);
+    std::string fewer = room;
+    fewer.erase(fewer.find(last_receiver), last_receiver.size());
+    std::string moved = room;
+    moved.replace(moved.find("x = 30\ny = 20"), 13, "x = 31\ny = 20");
+    ASSERT_EQ(wave2d("run --scene '" + (inputs() / "receivers.toml").string() +
+                     "' --steps 10 --checkpoint-every 5 room.ck --output r")
+                  .status,
+              0);
+    for (std::string const no_receivers : {"", " --no-receivers"}) {
+      refusals.push_back(
+          {"run --scene '" + with("fewer.toml", fewer) + "' --resume room.ck" + no_receivers,
+           "is of another scene: it has the trace of 4 receivers, this scene has 3"});
+    }
+    refusals.push_back({"run --scene '" + with("moved.toml", moved) + "' --resume room.ck",
+                        "is of another scene: its receivers are at other cells"});
   }
   auto const before = work_contents();
   for (auto const& refusal : refusals) {
@@ -699,48 +760,69 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
   }
 }
 
+// Runs `wave2d <arguments>` in work() as Cli::wave2d does, sends it `signal_number` once
+// it has stepped for a while, and waits for it: its wait status, stdout and stderr.
+struct Interrupted {
+  int wait_status = 0;
+  std::string out;
+  std::string err;
+};
+
+Interrupted interrupt(fs::path const& work, fs::path const& outside,
+                      std::vector<std::string> arguments, int signal_number) {
+  arguments.insert(arguments.begin(), WAVE2D_CLI);
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  fs::path const out = outside / "stdout";
+  fs::path const err = outside / "stderr";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, work.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  int const spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) return {-1, "", "cannot start " WAVE2D_CLI};
+  // Stepping has begun once the configuration is printed.
+  for (int wait = 0; wait < 600 && !contains(read_file(out), "configuration"); ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(pid, signal_number);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) status = -1;
+  return {status, read_file(out), read_file(err)};
+}
+
+void expect_ended_by(Interrupted const& run, int signal_number) {
+  EXPECT_TRUE(WIFSIGNALED(run.wait_status) && WTERMSIG(run.wait_status) == signal_number)
+      << run.err;
+  EXPECT_TRUE(contains(run.err, "interrupted after step")) << run.err;
+}
+
 // SIGTERM or SIGINT during a run with checkpoints: a last checkpoint, of the step the run
 // had reached, then the end by the signal; resumed, it gives the reference's result.
 TEST_F(Cli, SignalsWriteALastCheckpoint) {
   if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
   for (int signal_number : {SIGTERM, SIGINT}) {
     // Never a periodic checkpoint: the file comes from the signal alone.
-    std::vector<std::string> arguments = {
-        WAVE2D_CLI,  "run",      "--scene",   "double-slit-small",     "--backend",
-        "reference", "--steps",  "100000000", "--checkpoint-every",    "99999999",
-        "ck",        "--output", "o",         "--kokkos-num-threads=1"};
-    std::vector<char*> argv;
-    for (auto& argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-    fs::path const out = root_.path() / "stdout";
-    fs::path const err = root_.path() / "stderr";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addchdir_np(&actions, work().c_str());
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = 0;
-    ASSERT_EQ(::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    // Stepping has begun once the configuration is printed.
-    for (int wait = 0; wait < 600 && !contains(read_file(out), "configuration"); ++wait) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ::kill(pid, signal_number);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << read_file(err);
-    EXPECT_TRUE(contains(read_file(err), "interrupted after step")) << read_file(err);
+    expect_ended_by(interrupt(work(), root_.path(),
+                              {"run", "--scene", "double-slit-small", "--backend", "reference",
+                               "--steps", "100000000", "--checkpoint-every", "99999999", "ck",
+                               "--output", "o", "--kokkos-num-threads=1"},
+                              signal_number),
+                    signal_number);
     EXPECT_EQ(work_contents(), std::vector<std::string>{"ck"});
     CheckpointData const last = read_checkpoint(work() / "ck");
     EXPECT_GT(last.step, 0);
@@ -751,6 +833,42 @@ TEST_F(Cli, SignalsWriteALastCheckpoint) {
     expect_reference_npy(work() / "f.npy", steps, resumed.out);
     fs::remove_all(work());
     fs::create_directory(work());
+  }
+}
+
+// The checkpoint a signal makes carries the receivers' trace: resumed, the run writes the
+// receivers' files of a run never stopped.
+TEST_F(Cli, SignalCheckpointsCarryTheReceiversTrace) {
+  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  // Large enough to step for a while; two receivers keep the reserved trace small.
+  std::string const scene = (inputs() / "hall.toml").string();
+  write_text(scene, "name = \"hall\"\n" +
+                        scene_file("nx = 200\nny = 150", "steps = 50",
+                                   "[[receivers]]\nx = 150\ny = 70\n"
+                                   "[[receivers]]\nx = 10\ny = 10\nname = \"source\"\n"));
+  Interrupted const run =
+      interrupt(work(), root_.path(),
+                {"run", "--scene", scene, "--backend", "reference", "--steps", "2000000",
+                 "--checkpoint-every", "1999999", "ck", "--output", "o", "--kokkos-num-threads=1"},
+                SIGTERM);
+  expect_ended_by(run, SIGTERM);
+  CheckpointData const last = read_checkpoint(work() / "ck");
+  ASSERT_GT(last.step, 0);
+  EXPECT_EQ(last.receivers, 2u);
+  EXPECT_EQ(last.trace_first_step, 0);
+  EXPECT_EQ(last.trace.size(), std::size_t(last.step + 1) * 2);
+  std::string const steps = " --steps " + std::to_string(last.step + 7);
+  Result const resumed =
+      wave2d("run --scene '" + scene + "' --backend reference --resume ck --output r" + steps);
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  Result const whole = wave2d("run --scene '" + scene + "' --backend reference --output w" + steps);
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  for (std::string extension : {"npy", "csv", "png"}) {
+    if (extension == "png" && contains(whole.err, "without libplot")) continue;
+    std::string const name = "hall.receivers." + extension;
+    ASSERT_TRUE(fs::exists(work() / "r" / name)) << name;
+    EXPECT_EQ(read_file(work() / "r" / name), read_file(work() / "w" / name)) << name;
   }
 }
 

@@ -205,6 +205,54 @@ TEST_P(ReceiversTest, ResetAndSetStateRestartTheTrace) {
   });
 }
 
+// Rows put back (a checkpoint's) go on as if the run had never stopped: the trace of a
+// run resumed at step 17 is that of a run from step 0, bit for bit.
+TEST_P(ReceiversTest, RestoredRowsContinueTheTrace) {
+  auto const& param = GetParam();
+  Scene const scene = scene_with_receivers(90, 70, 11);
+  auto const columns = scene.receivers.size();
+  using HostRows = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  with_space(param.space, [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Simulation<ExecutionSpace> whole(space, scene, param.backend);
+    whole.advance(space, 40);
+    auto const expected = trace_on_host(whole);
+    Simulation<ExecutionSpace> first(space, scene, param.backend);
+    first.advance(space, 17);
+
+    // From the memory space, into a reserved trace: the buffer does not move.
+    Simulation<ExecutionSpace> resumed(space, scene, param.backend);
+    resumed.reserve_receivers(space, 40);
+    resumed.set_state(space, first.previous(), first.current(), 17);
+    float const* buffer = resumed.receivers().data();
+    resumed.restore_receivers(space, first.receivers(), 0);
+    EXPECT_EQ(resumed.receivers_first_step(), 0);
+    EXPECT_EQ(resumed.receivers().extent(0), 18u);
+    resumed.advance(space, 10);
+    resumed.advance(space, 13);
+    EXPECT_EQ(resumed.receivers().data(), buffer);
+    EXPECT_EQ(trace_on_host(resumed), expected);
+
+    // From the host, unreserved: the trace grows to hold them.
+    auto const rows = trace_on_host(first);
+    Simulation<ExecutionSpace> from_host(space, scene, param.backend);
+    from_host.set_state(space, first.previous(), first.current(), 17);
+    from_host.restore_receivers(space, HostRows(rows.data(), 18, columns), 0);
+    from_host.advance(space, 23);
+    EXPECT_EQ(trace_on_host(from_host), expected);
+
+    // Rows that are not those of steps first_step .. steps_done().
+    EXPECT_THROW(from_host.restore_receivers(space, HostRows(rows.data(), 18, columns), 0),
+                 std::invalid_argument);
+    EXPECT_THROW(from_host.restore_receivers(space, HostRows(rows.data(), 1, columns - 1), 40),
+                 std::invalid_argument);
+    EXPECT_THROW(from_host.restore_receivers(space, HostRows(rows.data(), 1, columns), 41),
+                 std::invalid_argument);
+    EXPECT_EQ(trace_on_host(from_host), expected) << "changed by a refused call";
+  });
+}
+
 TEST_P(ReceiversTest, SceneWithoutReceivers) {
   auto const& param = GetParam();
   Scene const scene = busy_scene(40, 30, 1);
@@ -214,6 +262,11 @@ TEST_P(ReceiversTest, SceneWithoutReceivers) {
     simulation.advance(space, 9);
     EXPECT_EQ(simulation.receivers().extent(0), 10u);
     EXPECT_EQ(simulation.receivers().extent(1), 0u);
+    simulation.restore_receivers(space, Kokkos::View<float**, Kokkos::LayoutRight>("none", 6, 0),
+                                 4);
+    EXPECT_EQ(simulation.receivers_first_step(), 4);
+    simulation.advance(space, 2);
+    EXPECT_EQ(simulation.receivers().extent(0), 8u);
   });
 }
 

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #if defined(WAVE2D_HAVE_PLOTTER)
 // Debian's libplotter has the PNG plotter; its header shows it only when told so.
@@ -71,6 +74,27 @@ constexpr char const* palette[] = {"blue",       "red",         "forestgreen", "
                                    "darkviolet", "goldenrod",   "teal",        "black"};
 constexpr int legend_entries = 16;
 
+// The PNG without its "Creation Time" text chunk, which libplot stamps with the clock: the
+// same trace then gives the same bytes, as a resumed run must. An ancillary chunk: the
+// image stays a valid PNG.
+std::string without_creation_time(std::string const& png) {
+  constexpr std::size_t signature = 8;
+  std::string kept = png.substr(0, signature);
+  std::size_t at = signature;
+  while (at + 12 <= png.size()) {
+    auto const byte = [&](std::size_t i) { return std::uint32_t(std::uint8_t(png[at + i])); };
+    std::size_t const length = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
+    std::size_t const size = std::min(png.size() - at, 12 + length);
+    std::string_view const chunk(png.data() + at, size);
+    if (!(chunk.substr(4, 4) == "tEXt" &&
+          chunk.substr(8).starts_with(std::string_view("Creation Time\0", 14)))) {
+      kept += chunk;
+    }
+    at += size;
+  }
+  return kept + png.substr(at);
+}
+
 }  // namespace
 
 void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
@@ -89,7 +113,8 @@ void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
   auto const px = [&](double t) { return x0 + (t - t_first) / (t_last - t_first) * (x1 - x0); };
   auto const py = [&](double u) { return y0 + (u - lo) / (double(hi) - lo) * (y1 - y0); };
 
-  write_stream_atomically(path, [&](std::ostream& out) {
+  write_stream_atomically(path, [&](std::ostream& file) {
+    std::ostringstream out;  // then to the file, without its creation time
     PlotterParams params;
     params.setplparam("BITMAPSIZE", const_cast<char*>("1000x600"));
     params.setplparam("BG_COLOR", const_cast<char*>("white"));
@@ -158,6 +183,7 @@ void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
     if (plotter.closepl() < 0) {
       throw OutputError("cannot write '" + path.string() + "': libplot: " + errors.str());
     }
+    file << without_creation_time(out.str());
   });
 }
 #else

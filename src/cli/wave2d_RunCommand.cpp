@@ -202,7 +202,8 @@ Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSp
   }
 }
 
-// Writes the simulation's state as the plan's checkpoint.
+// Writes the simulation's state and its receivers' trace as the plan's checkpoint (with
+// --no-receivers too: a run resumed from it may write the receivers' files).
 template <class ExecutionSpace>
 void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
                       RunPlan const& plan) {
@@ -214,6 +215,10 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.numerics = numerics_text(plan.backend, simulation.configuration(), ExecutionSpace::name());
   data.previous = to_host(space, simulation.previous());
   data.current = to_host(space, simulation.current());
+  data.receivers = std::uint32_t(plan.scene.receivers.size());
+  data.receivers_hash = receivers_hash(plan.scene);
+  data.trace_first_step = simulation.receivers_first_step();
+  data.trace = to_host(space, simulation.receivers());
   create_parent_directories(plan.checkpoint_file);
   wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
@@ -347,14 +352,14 @@ ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int
   return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
 }
 
-// The receivers' trace when the plan writes it and it holds the whole run, from step 0 or
-// the step the run resumed from (a run that went back to its last finite state has
-// restarted it).
+// The receivers' trace when the plan writes it and it holds the whole run: from step 0, or
+// from where the checkpoint's trace began (step 0 too, unless a program began it at a
+// state it set). A run that went back to its last finite state has restarted it.
 template <class ExecutionSpace>
 std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
                                       Simulation<ExecutionSpace> const& simulation,
                                       RunPlan const& plan) {
-  std::int64_t const first = plan.resume_file ? plan.resume.step : 0;
+  std::int64_t const first = plan.resume_file ? plan.resume.trace_first_step : 0;
   if (!plan.receivers || simulation.receivers_first_step() != first) return std::nullopt;
   return make_trace(plan.scene, to_host(space, simulation.receivers()), first);
 }
@@ -400,9 +405,13 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     }
     using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    simulation.set_state(space, HostField(plan.resume.previous.data(), scene.ny, scene.nx),
-                         HostField(plan.resume.current.data(), scene.ny, scene.nx),
-                         plan.resume.step);
+    CheckpointData const& resume = plan.resume;
+    simulation.set_state(space, HostField(resume.previous.data(), scene.ny, scene.nx),
+                         HostField(resume.current.data(), scene.ny, scene.nx), resume.step);
+    // With --no-receivers too, for the checkpoints this run writes.
+    simulation.restore_receivers(
+        space, HostField(resume.trace.data(), resume.trace_rows(), resume.receivers),
+        resume.trace_first_step);
     wave2d::fence(space, "wave2d::cli::run: resumed");
     print_line("resumed",
                "from " + plan.resume_file->string() + ", step " + std::to_string(plan.resume.step));

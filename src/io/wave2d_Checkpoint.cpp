@@ -22,8 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char magic[8] = {'W', 'A', 'V', 'E', '2', 'D', 'C', 'K'};
-// magic, version, nx, ny, step, scene hash, numerics hash, numerics length
-constexpr std::size_t fixed_header_bytes = 8 + 4 + 4 + 4 + 8 + 8 + 8 + 4;
+// magic, version, nx, ny, step, scene hash, receivers, receivers hash, trace's first
+// step, numerics hash, numerics length
+constexpr std::size_t fixed_header_bytes = 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 4;
 constexpr std::size_t checksum_bytes = 8;
 
 static_assert(std::endian::native == std::endian::little, "checkpoints are little-endian");
@@ -63,6 +64,9 @@ std::string header_bytes(CheckpointData const& data) {
   append(bytes, data.ny);
   append(bytes, data.step);
   append(bytes, data.scene_hash);
+  append(bytes, data.receivers);
+  append(bytes, data.receivers_hash);
+  append(bytes, data.trace_first_step);
   append(bytes, hash_bytes(data.numerics.data(), data.numerics.size()));
   append(bytes, std::uint32_t(data.numerics.size()));
   bytes += data.numerics;
@@ -110,6 +114,16 @@ std::uint64_t scene_hash(Scene const& scene) {
   return hash_bytes(bytes.data(), bytes.size());
 }
 
+std::uint64_t receivers_hash(Scene const& scene) {
+  std::string bytes;
+  append(bytes, std::uint64_t(scene.receivers.size()));
+  for (Receiver const& receiver : scene.receivers) {
+    append(bytes, receiver.x);
+    append(bytes, receiver.y);
+  }
+  return hash_bytes(bytes.data(), bytes.size());
+}
+
 std::string numerics_text(std::string_view backend, std::string_view configuration,
                           std::string_view execution_space) {
   return "wave2d " WAVE2D_VERSION ", backend " + std::string(backend) + " (" +
@@ -124,8 +138,15 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
       data.current.size() != cells) {
     throw std::invalid_argument("wave2d::write_checkpoint: the fields must be ny x nx");
   }
+  if (data.trace_first_step < 0 || data.trace_first_step > data.step ||
+      data.receivers > max_receivers ||
+      data.trace.size() != std::size_t(data.trace_rows()) * data.receivers) {
+    throw std::invalid_argument(
+        "wave2d::write_checkpoint: the trace must be (step - trace_first_step + 1) x receivers");
+  }
   std::string const header = header_bytes(data);
   std::size_t const field_bytes = cells * sizeof(float);
+  std::size_t const trace_bytes = data.trace.size() * sizeof(float);
 #if defined(WAVE2D_HAVE_CHECKPOINTS)
   XXH3_state_t* state = XXH3_createState();
   if (state == nullptr) throw std::bad_alloc();
@@ -133,6 +154,7 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
   XXH3_64bits_update(state, header.data(), header.size());
   XXH3_64bits_update(state, data.previous.data(), field_bytes);
   XXH3_64bits_update(state, data.current.data(), field_bytes);
+  XXH3_64bits_update(state, data.trace.data(), trace_bytes);
   std::uint64_t const checksum = XXH3_64bits_digest(state);
   XXH3_freeState(state);
 #else
@@ -147,6 +169,7 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
       write_all(fd, header.data(), header.size(), path);
       write_all(fd, data.previous.data(), field_bytes, path);
       write_all(fd, data.current.data(), field_bytes, path);
+      write_all(fd, data.trace.data(), trace_bytes, path);
       write_all(fd, &checksum, sizeof(checksum), path);
       // On disk before the rename makes it the checkpoint: a crash leaves the old one.
       if (::fsync(fd) != 0 && errno != EINVAL) {
@@ -193,18 +216,30 @@ CheckpointData read_checkpoint(fs::path const& path) {
   data.ny = take<std::int32_t>(rest);
   data.step = take<std::int64_t>(rest);
   data.scene_hash = take<std::uint64_t>(rest);
+  data.receivers = take<std::uint32_t>(rest);
+  data.receivers_hash = take<std::uint64_t>(rest);
+  data.trace_first_step = take<std::int64_t>(rest);
   auto const numerics_hash = take<std::uint64_t>(rest);
   auto const numerics_size = take<std::uint32_t>(rest);
-  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || numerics_size > 4096) {
+  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || numerics_size > 4096 ||
+      data.receivers > max_receivers || data.trace_first_step < 0 ||
+      data.trace_first_step > data.step) {
     throw refuse("is corrupted (impossible header)");
   }
   std::size_t const field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
   if (field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
-      field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 2) {
+      field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
     throw refuse("is corrupted (impossible header)");
   }
+  // The trace, bounded as the fields are: the sum below cannot overflow.
+  std::uint64_t const rows = std::uint64_t(data.step - data.trace_first_step) + 1;
+  std::size_t const row_bytes = std::size_t(data.receivers) * sizeof(float);
+  if (row_bytes != 0 && rows > std::numeric_limits<std::size_t>::max() / 4 / row_bytes) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  std::size_t const trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
   std::size_t const expected =
-      fixed_header_bytes + numerics_size + 2 * field_bytes + checksum_bytes;
+      fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
   if (bytes.size() < expected) {
     throw refuse("is truncated: " + std::to_string(bytes.size()) + " bytes, expected " +
                  std::to_string(expected));
@@ -228,6 +263,8 @@ CheckpointData read_checkpoint(fs::path const& path) {
   data.current.resize(cells);
   std::memcpy(data.previous.data(), rest.data(), field_bytes);
   std::memcpy(data.current.data(), rest.data() + field_bytes, field_bytes);
+  data.trace.resize(trace_bytes / sizeof(float));
+  if (trace_bytes > 0) std::memcpy(data.trace.data(), rest.data() + 2 * field_bytes, trace_bytes);
   return data;
 }
 
@@ -242,6 +279,15 @@ void check_checkpoint_matches(fs::path const& path, CheckpointData const& data, 
   if (data.scene_hash != scene_hash(scene)) {
     throw CheckpointError(name +
                           " is of another scene: its medium, walls, sources or time step differ");
+  }
+  // Its trace's columns must be this scene's, for the run's trace to go on from it.
+  if (data.receivers != scene.receivers.size()) {
+    throw CheckpointError(name + " is of another scene: it has the trace of " +
+                          std::to_string(data.receivers) + " receivers, this scene has " +
+                          std::to_string(scene.receivers.size()));
+  }
+  if (data.receivers_hash != receivers_hash(scene)) {
+    throw CheckpointError(name + " is of another scene: its receivers are at other cells");
   }
   if (data.numerics != numerics) {
     throw CheckpointError(name + " was written by " + data.numerics + ", not by " + numerics +

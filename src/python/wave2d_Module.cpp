@@ -132,9 +132,9 @@ Scene to_scene(py::handle source) {
   throw py::type_error("a scene is a wave2d.Scene, a built-in scene's name, a TOML file or a dict");
 }
 
-// ---- Fields as arrays ---------------------------------------------------------------
+// ---- Fields and traces as arrays -----------------------------------------------------
 
-// A field's allocation, kept alive by the NumPy array that views it.
+// A field's (or trace's) allocation, kept alive by the NumPy array that views it.
 template <class View>
 class FieldHolder final : public Resource {
  public:
@@ -143,8 +143,8 @@ class FieldHolder final : public Resource {
   View view;
 };
 
-// The field as a (ny, nx) float32 array: a read-only view of the simulation's memory on a
-// host space; a writable copy from a GPU's.
+// The field as a (ny, nx) float32 array (a trace as (rows, receivers)): a read-only view
+// of the simulation's memory on a host space; a writable copy from a GPU's.
 template <class Field>
 py::array to_array(Field const& field) {
   using MemorySpace = typename Field::memory_space;
@@ -178,6 +178,8 @@ class AnySimulation : public Resource {
                          std::int64_t step) = 0;
   virtual py::array previous() = 0;
   virtual py::array current() = 0;
+  virtual py::array receivers() = 0;
+  virtual std::int64_t receivers_first_step() = 0;
   virtual std::int64_t step() = 0;
   virtual float time() = 0;
   virtual std::string configuration() = 0;
@@ -186,8 +188,6 @@ class AnySimulation : public Resource {
   virtual std::string backend() = 0;
   virtual void write_checkpoint(fs::path const& path) = 0;
   virtual void resume(fs::path const& path) = 0;
-  // RECEIVERS (issue 11, part 1): bind Simulation::receivers() as `receivers` here, a
-  // (steps + 1, receivers) array like previous/current, once receivers are on main.
 };
 
 template <class ExecutionSpace>
@@ -225,6 +225,9 @@ class SimulationOn final : public AnySimulation {
   }
   py::array previous() override { return to_array(get().previous()); }
   py::array current() override { return to_array(get().current()); }
+  // advance() makes room for its rows itself: the trace is whole after any advance(n).
+  py::array receivers() override { return to_array(get().receivers()); }
+  std::int64_t receivers_first_step() override { return get().receivers_first_step(); }
   std::int64_t step() override { return get().steps_done(); }
   float time() override { return get().time(); }
   std::string configuration() override { return get().configuration(); }
@@ -242,6 +245,10 @@ class SimulationOn final : public AnySimulation {
     data.numerics = numerics();
     data.previous = to_host(simulation.previous());
     data.current = to_host(simulation.current());
+    data.receivers = std::uint32_t(simulation.scene().receivers.size());
+    data.receivers_hash = receivers_hash(simulation.scene());
+    data.trace_first_step = simulation.receivers_first_step();
+    data.trace = to_host(simulation.receivers());
     wave2d::write_checkpoint(path, data);
   }
   void resume(fs::path const& path) override {
@@ -249,6 +256,11 @@ class SimulationOn final : public AnySimulation {
     CheckpointData const data = read_checkpoint(path);
     check_checkpoint_matches(path, data, simulation.scene(), numerics());
     set_state(simulation, data.previous.data(), data.current.data(), data.step);
+    using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    simulation.restore_receivers(space_, Host(data.trace.data(), data.trace_rows(), data.receivers),
+                                 data.trace_first_step);
+    wave2d::fence(space_, "wave2d::python::resume");  // the host trace goes after it
   }
 
  private:
@@ -402,6 +414,24 @@ PYBIND11_MODULE(wave2d, m) {
             return cells;
           },
           "The sources' cells, (x, y).")
+      .def_property_readonly(
+          "receivers",
+          [](Scene const& scene) {
+            std::vector<std::pair<std::int32_t, std::int32_t>> cells;
+            for (auto const& receiver : scene.receivers) cells.emplace_back(receiver.x, receiver.y);
+            return cells;
+          },
+          "The receivers' cells, (x, y): the columns of Simulation.receivers.")
+      .def_property_readonly(
+          "receiver_names",
+          [](Scene const& scene) {
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+              names.push_back(receiver_name(scene, i));
+            }
+            return names;
+          },
+          "The receivers' names, 'r<index>' for those the scene leaves unnamed.")
       .def("courant_number", &courant_number)
       .def("__repr__", [](Scene const& scene) {
         return "<wave2d.Scene '" + scene.name + "' " + std::to_string(scene.nx) + " x " +
@@ -416,12 +446,23 @@ PYBIND11_MODULE(wave2d, m) {
            "Advance by this many steps (the GIL is released meanwhile).")
       .def("reset", &AnySimulation::reset, "Back to u = 0 at step 0.")
       .def("set_state", &AnySimulation::set_state, py::arg("previous"), py::arg("current"),
-           py::arg("step"), "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays, copied.")
+           py::arg("step"),
+           "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays, copied; the receivers' "
+           "trace restarts there.")
       .def_property_readonly("previous", &AnySimulation::previous,
                              "u(t_{n-1}), (ny, nx) float32: a read-only view of the "
                              "simulation's memory on a host space (it changes with advance(); "
                              ".copy() keeps it), a copy from a GPU.")
       .def_property_readonly("current", &AnySimulation::current, "u(t_n), as previous.")
+      .def_property_readonly(
+          "receivers", &AnySimulation::receivers,
+          "The receivers' trace, (rows, receivers) float32: row r holds u at scene.receivers "
+          "after receivers_first_step + r steps, up to step (so step + 1 rows from step 0). "
+          "A read-only view on a host space (reset(), set_state() and resume() overwrite it; "
+          ".copy() keeps it), a copy from a GPU.")
+      .def_property_readonly("receivers_first_step", &AnySimulation::receivers_first_step,
+                             "The step of the trace's row 0: 0, or the step of set_state(), or "
+                             "where a resumed checkpoint's trace began.")
       .def_property_readonly("step", &AnySimulation::step, "n, the steps done.")
       .def_property_readonly("time", &AnySimulation::time)
       .def_property_readonly("backend", &AnySimulation::backend)
@@ -432,7 +473,8 @@ PYBIND11_MODULE(wave2d, m) {
       .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
            "Write the state as a checkpoint file (the format `wave2d run` writes).")
       .def("resume", &AnySimulation::resume, py::arg("path"),
-           "Continue from a checkpoint of the same scene, backend and wave2d.");
+           "Continue from a checkpoint of the same scene (receivers included), backend and "
+           "wave2d; its receivers' trace too.");
 
   // Kokkos goes at exit, after every simulation and field lets it go.
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize));

@@ -97,7 +97,8 @@ class Simulation {
   // kernels: row r holds u at each receiver, in the scene's order, after
   // receivers_first_step() + r steps, for every step up to steps_done(); so
   // (steps_done() + 1) x receivers after a run from step 0. The trace restarts, with
-  // the fields' u(t_n) as row 0, at reset(), set_state() and restart_receivers(). Its
+  // the fields' u(t_n) as row 0, at reset(), set_state() and restart_receivers();
+  // restore_receivers() puts back the rows of an earlier run (a checkpoint's). Its
   // buffer grows by doubling (at least to what each advance() needs): 4 bytes per
   // receiver and step, kept until the trace restarts (reserve_receivers() allocates
   // exactly what a run needs, once). A window's simulation records the receivers of its
@@ -127,6 +128,40 @@ class Simulation {
     Receivers target = trace_target();
     record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
                      fields_.step);
+  }
+
+  // Puts back the rows of a trace recorded before (a checkpoint's), so that the trace
+  // goes on from them as if the run had never stopped: `rows` holds u at the receivers
+  // after first_step, first_step + 1, ... steps up to steps_done(), as receivers() gives
+  // them (its last row is the one set_state() records). Copied, from any memory space;
+  // called after set_state() (and reserve_receivers(), for a trace that never grows).
+  // std::invalid_argument for rows of another shape.
+  template <class Rows>
+  void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step) {
+    static_assert(is_row_major_field<Rows>,
+                  "restore_receivers takes a rank-2 Kokkos::View of float with LayoutRight");
+    char const* const name = "wave2d::Simulation::restore_receivers";
+    if (first_step < 0 || first_step > fields_.step) {
+      throw std::invalid_argument(std::string(name) + ": first step " + std::to_string(first_step) +
+                                  " is not in 0 .. " + std::to_string(fields_.step));
+    }
+    auto const expected_rows = std::size_t(fields_.step - first_step + 1);
+    if (rows.extent(0) != expected_rows || rows.extent(1) != scene_.receivers.size()) {
+      throw std::invalid_argument(std::string(name) + ": rows must be " +
+                                  std::to_string(expected_rows) + " x " +
+                                  std::to_string(scene_.receivers.size()) + " (steps x receivers)");
+    }
+    if (!rows.span_is_contiguous()) {
+      throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
+    }
+    trace_first_step_ = fields_.step;  // nothing to keep if the buffer grows
+    reserve_trace(space, std::int64_t(expected_rows));
+    trace_first_step_ = first_step;
+    if (trace_.extent(1) == 0) return;
+    Details::copy(
+        space,
+        Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, expected_rows), Kokkos::ALL),
+        rows, name);
   }
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with

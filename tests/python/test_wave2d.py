@@ -41,6 +41,10 @@ TINY_DICT = {
     "sources": [{"x": 10, "y": 10, "waveform": "ricker", "frequency": 15.0, "delay": 0.1}],
 }
 
+# Receivers in the open, on the source and on the wall (which reads 0).
+RECEIVERS_DICT = dict(TINY_DICT, receivers=[{"x": 30, "y": 20, "name": "mic"}, {"x": 10, "y": 10},
+                                            {"x": 20, "y": 5, "name": "wall"}])
+
 ON_GPU = wave2d.execution_space() == "Cuda"
 
 
@@ -172,6 +176,92 @@ class Simulations(unittest.TestCase):
             path.write_bytes(bytes(data))
             with self.assertRaisesRegex(ValueError, "checksum does not match"):
                 from_file.resume(path)
+
+    def test_receivers_record_u_at_their_cells_after_each_step(self):
+        scene = wave2d.Scene(RECEIVERS_DICT)
+        self.assertEqual(scene.receivers, [(30, 20), (10, 10), (20, 5)])
+        self.assertEqual(scene.receiver_names, ["mic", "r1", "wall"])
+        # By hand: u at the receivers' cells from `current`, a step at a time.
+        by_hand = wave2d.Simulation(scene, backend="reference")
+        rows = [[by_hand.current[y, x] for x, y in scene.receivers]]
+        for _ in range(60):
+            by_hand.advance(1)
+            rows.append([by_hand.current[y, x] for x, y in scene.receivers])
+        expected = np.array(rows, dtype=np.float32)
+        self.assertTrue(np.abs(expected[:, :2]).max() > 0)
+        np.testing.assert_array_equal(expected[:, 2], 0)
+        np.testing.assert_array_equal(by_hand.receivers, expected)
+        self.assertEqual(by_hand.receivers_first_step, 0)
+        for backend in wave2d.backends():
+            if backend == "cuda-stream":  # it records no receivers yet
+                continue
+            with self.subTest(backend=backend):
+                simulation = run(scene, backend, 60, chunk=7)
+                trace = simulation.receivers
+                self.assertEqual(trace.shape, (61, 3))
+                self.assertEqual(trace.dtype, np.float32)
+                if simulation.space == "Cuda":  # GPU compilers contract to FMA
+                    error = np.linalg.norm(trace - expected) / np.linalg.norm(expected)
+                    self.assertLess(error, 1e-5)
+                else:
+                    np.testing.assert_array_equal(trace, expected)
+        # Without receivers: a row per step, no columns.
+        plain = run("double-slit-small", "kokkos-mdrange", 5)
+        self.assertEqual(plain.receivers.shape, (6, 0))
+        self.assertEqual(plain.scene.receivers, [])
+
+    @unittest.skipIf(ON_GPU, "the default space is a GPU's: its trace comes as a copy")
+    def test_receivers_is_a_read_only_view_of_the_trace(self):
+        simulation = run(RECEIVERS_DICT, "kokkos-mdrange", 10)
+        trace = simulation.receivers
+        self.assertFalse(trace.flags.owndata)
+        self.assertFalse(trace.flags.writeable)
+        self.assertEqual(trace.strides, (3 * 4, 4))
+        kept = trace.copy()
+        simulation.advance(500)  # the trace grows: the array keeps the rows it had
+        np.testing.assert_array_equal(trace, kept)
+        np.testing.assert_array_equal(simulation.receivers[:11], kept)
+        del simulation
+        np.testing.assert_array_equal(trace, kept)
+
+    def test_set_state_restarts_the_trace_and_checkpoints_carry_it(self):
+        scene = wave2d.Scene(RECEIVERS_DICT)
+        whole = run(scene, "kokkos-tiled", 50)
+        half = run(scene, "kokkos-tiled", 20)
+        restarted = wave2d.Simulation(scene, backend="kokkos-tiled")
+        restarted.set_state(half.previous.copy(), half.current.copy(), 20)
+        self.assertEqual(restarted.receivers_first_step, 20)
+        np.testing.assert_array_equal(restarted.receivers, half.receivers[20:])
+        restarted.advance(5)
+        np.testing.assert_array_equal(restarted.receivers, whole.receivers[20:26])
+        with tempfile.TemporaryDirectory() as directory:
+            path = pathlib.Path(directory) / "tiny.ck"
+            half.save_checkpoint(path)
+            resumed = wave2d.Simulation(scene, backend="kokkos-tiled")
+            resumed.resume(path)
+            self.assertEqual(resumed.receivers_first_step, 0)
+            np.testing.assert_array_equal(resumed.receivers, half.receivers)
+            resumed.advance(30)
+            np.testing.assert_array_equal(resumed.receivers, whole.receivers)
+            # A trace that began at a set state resumes from there.
+            restarted.save_checkpoint(path)
+            again = wave2d.Simulation(scene, backend="kokkos-tiled")
+            again.resume(path)
+            self.assertEqual((again.step, again.receivers_first_step), (25, 20))
+            np.testing.assert_array_equal(again.receivers, restarted.receivers)
+            with self.assertRaisesRegex(wave2d.CheckpointError,
+                                        "the trace of 3 receivers, this scene has 0"):
+                wave2d.Simulation(TINY_DICT, backend="kokkos-tiled").resume(path)
+            moved = dict(RECEIVERS_DICT, receivers=[{"x": 31, "y": 20}, {"x": 10, "y": 10},
+                                                    {"x": 20, "y": 5}])
+            with self.assertRaisesRegex(wave2d.CheckpointError, "receivers are at other cells"):
+                wave2d.Simulation(moved, backend="kokkos-tiled").resume(path)
+            data = bytearray(path.read_bytes())
+            data[8] = 1  # format 1, which had no trace
+            path.write_bytes(bytes(data))
+            with self.assertRaisesRegex(wave2d.CheckpointError,
+                                        "has format version 1, this wave2d .* reads version 2"):
+                again.resume(path)
 
     def test_errors_carry_the_library_messages(self):
         with self.assertRaisesRegex(ValueError, "unknown backend 'warp-drive'"):

@@ -193,8 +193,6 @@ class Simulations(unittest.TestCase):
         np.testing.assert_array_equal(by_hand.receivers, expected)
         self.assertEqual(by_hand.receivers_first_step, 0)
         for backend in wave2d.backends():
-            if backend == "cuda-stream":  # it records no receivers yet
-                continue
             with self.subTest(backend=backend):
                 simulation = run(scene, backend, 60, chunk=7)
                 trace = simulation.receivers

@@ -185,6 +185,10 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
     auto const& params = buffers.params();
     variants.push_back(stream_variant<8>(params));
+    variants.push_back(
+        stream_variant<8>(params, 4));  // shorter segments: more windows on small grids
+    variants.push_back(stream_variant<8>(params, 8));
+    variants.push_back(stream_variant<8>(params, 12));
     variants.push_back(stream_variant<8>(params, 20));
     variants.push_back(stream_variant<8>(params, 28));
     variants.push_back(stream_variant<8, 4>(params, 20));

@@ -3,29 +3,42 @@
 #         -P cli_distributed.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
+# Runs `run` (with many_options, one_options) on RANKS ranks into many/ and on one process
+# into one/, then compares each of `files` with its one/ twin, which must exist unless
+# `optional` matches it (built without the library that makes it).
+function(compare_runs what optional)
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                          ${CLI} ${run} --ranks ${GRID} --output many ${many_options}
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
+  if(status)
+    message(FATAL_ERROR "the distributed run ${what} failed: ${errors}")
+  endif()
+  execute_process(COMMAND ${CLI} ${run} --output one ${one_options}
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status)
+  if(status)
+    message(FATAL_ERROR "the run ${what} on one process failed")
+  endif()
+  foreach(file ${files})
+    string(REPLACE many one other ${file})
+    if(NOT EXISTS ${WORK}/${other})
+      if(file MATCHES "${optional}")
+        continue()
+      endif()
+      message(FATAL_ERROR "no ${other}")
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${file} ${WORK}/${other}
+                    RESULT_VARIABLE differ)
+    if(differ)
+      message(FATAL_ERROR "${file} differs from the run on one process")
+    endif()
+  endforeach()
+endfunction()
+
 set(run run --scene double-slit-small --steps 37 --backend kokkos-tiled)
-execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
-                        ${CLI} ${run} --ranks ${GRID} --output many --save-npy many.npy
-                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
-if(status)
-  message(FATAL_ERROR "the distributed run failed: ${errors}")
-endif()
-execute_process(COMMAND ${CLI} ${run} --output one --save-npy one.npy
-                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status)
-if(status)
-  message(FATAL_ERROR "the run on one process failed")
-endif()
-foreach(file many.npy many/double-slit-small.png)
-  string(REPLACE many one other ${file})
-  if(NOT EXISTS ${WORK}/${other})  # no image without libpng
-    continue()
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${file} ${WORK}/${other}
-                  RESULT_VARIABLE differ)
-  if(differ)
-    message(FATAL_ERROR "${file} differs from the run on one process")
-  endif()
-endforeach()
+set(many_options --save-npy many.npy)
+set(one_options --save-npy one.npy)
+set(files many.npy many/double-slit-small.png)
+compare_runs("" "png$")  # no image without libpng
 # The receivers' files too, with receivers on both sides of the ranks' boundaries.
 if(SCENE_FILES)
   set(receivers "name = \"ds\"\nbase = \"double-slit-small\"\n")
@@ -37,31 +50,10 @@ if(SCENE_FILES)
   endforeach()
   file(WRITE ${WORK}/receivers.toml "${receivers}")
   set(run run --scene receivers.toml --steps 37 --backend kokkos-tiled)
-  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
-                          ${CLI} ${run} --ranks ${GRID} --output many
-                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
-  if(status)
-    message(FATAL_ERROR "the distributed run with receivers failed: ${errors}")
-  endif()
-  execute_process(COMMAND ${CLI} ${run} --output one
-                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status)
-  if(status)
-    message(FATAL_ERROR "the run with receivers on one process failed")
-  endif()
-  foreach(file many/ds.receivers.npy many/ds.receivers.csv many/ds.receivers.png)
-    string(REPLACE many one other ${file})
-    if(NOT EXISTS ${WORK}/${other} AND NOT file MATCHES "png$")
-      message(FATAL_ERROR "no ${other}")
-    endif()
-    if(NOT EXISTS ${WORK}/${other})  # no plot without libplot
-      continue()
-    endif()
-    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${file} ${WORK}/${other}
-                    RESULT_VARIABLE differ)
-    if(differ)
-      message(FATAL_ERROR "${file} differs from the run on one process")
-    endif()
-  endforeach()
+  set(many_options)
+  set(one_options)
+  set(files many/ds.receivers.npy many/ds.receivers.csv many/ds.receivers.png)
+  compare_runs("with receivers" "png$")  # no plot without libplot
 endif()
 # A job of several ranks without --ranks is refused, once.
 execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe ${CLI} ${run}

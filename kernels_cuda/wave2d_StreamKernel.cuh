@@ -398,10 +398,12 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
   for (std::size_t i = 0; i < cells.size(); ++i) by_row[i] = std::uint32_t(i);
   std::stable_sort(by_row.begin(), by_row.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return cells[a].y < cells[b].y; });
-  for (auto const& cell : cells)
+  for (auto const& cell : cells) {
     ++parts.receiver_offsets[window_of_cell<Shape>(layout, cell.x, cell.y) + 1];
-  for (std::int64_t i = 0; i < windows; ++i)
+  }
+  for (std::int64_t i = 0; i < windows; ++i) {
     parts.receiver_offsets[i + 1] += parts.receiver_offsets[i];
+  }
   std::vector<std::uint32_t> filled(parts.receiver_offsets, parts.receiver_offsets + windows);
   for (std::uint32_t id : by_row) {
     std::int64_t const window = window_of_cell<Shape>(layout, cells[id].x, cells[id].y);

@@ -330,5 +330,27 @@ class Kokkos(unittest.TestCase):
         self.assertIn("refused: wave2d: Kokkos was finalized", result.stdout)
 
 
+
+class ForeignLibstdcxx(unittest.TestCase):
+    """Another module with its own copy of libstdc++, imported first (as a wheel may be)."""
+
+    def test_floats_and_simulations_still_work(self):
+        try:
+            import foreign_libstdcxx  # noqa: F401  (built by CTest for GCC only)
+        except ImportError:
+            self.skipTest("foreign_libstdcxx is built only with GCC (tests/CMakeLists.txt)")
+        result = run_python("""
+            import foreign_libstdcxx
+            import wave2d
+            scene = wave2d.Scene({"grid": {"nx": 40, "ny": 30},
+                                  "time": {"steps": 5, "dt": 0.001}})
+            simulation = wave2d.Simulation(scene, backend="reference")
+            simulation.advance(5)
+            print(scene.dt, simulation.step, foreign_libstdcxx.format_float())
+        """)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.split(), ["0.0010000000474974513", "5", "3.25"])
+
+
 if __name__ == "__main__":
     unittest.main()

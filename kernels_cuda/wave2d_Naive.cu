@@ -1,11 +1,10 @@
 // cuda-naive: one thread per cell, a warp along a row (coalesced), one launch per step.
-#include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 #include <kernels_cuda/wave2d_Receivers.cuh>
+#include <kernels_cuda/wave2d_StepPerLaunch.cuh>
 
 #include <algorithm>
 #include <string>
-#include <utility>
 
 namespace wave2d::cuda {
 
@@ -48,16 +47,11 @@ FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
   dim3 const blocks((params.nx + block_x - 1) / block_x,
                     std::min((params.ny + block_y - 1) / block_y, 65535));
   auto const kernel = params.kappa ? naive_step<false> : naive_step<true>;
-  for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
-    kernel<<<blocks, block, 0, stream>>>(params, params.time(s), s, fields.previous,
-                                         fields.current);
-    WAVE2D_CUDA_CHECK(cudaGetLastError());
-    std::swap(fields.previous, fields.current);
-  }
-  if (n_steps > 0) {
-    record_receivers(params.receivers, fields.current, params.pitch, first_step + n_steps, stream);
-  }
-  return fields;
+  return advance_step_per_launch(params, fields, first_step, n_steps, stream,
+                                 [&](float t, std::int64_t steps_done, FieldPointers const& pair) {
+                                   kernel<<<blocks, block, 0, stream>>>(
+                                       params, t, steps_done, pair.previous, pair.current);
+                                 });
 }
 
 std::string naive_configuration() {

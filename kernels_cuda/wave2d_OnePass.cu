@@ -4,14 +4,13 @@
 // the row width (a chunk may span two rows: the border rule makes the cells at a row's
 // ends fixed, so nothing reads across). The rows above and below are then misaligned by
 // pitch % 4 cells: two aligned loads and a shift fixed at compile time make them.
-#include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 #include <kernels_cuda/wave2d_Receivers.cuh>
+#include <kernels_cuda/wave2d_StepPerLaunch.cuh>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 namespace wave2d::cuda {
 
@@ -117,16 +116,12 @@ FieldPointers advance_onepass(KernelParams const& params, FieldPointers fields,
   auto const blocks = unsigned((chunks + block_threads - 1) / block_threads);
   auto const kernel =
       params.kappa ? onepass_kernel<false>(params.pitch) : onepass_kernel<true>(params.pitch);
-  for (std::int64_t s = first_step; s < first_step + n_steps; ++s) {
-    kernel<<<blocks, block_threads, 0, stream>>>(params, params.time(s), s, flat_cells,
-                                                 fields.previous, fields.current);
-    WAVE2D_CUDA_CHECK(cudaGetLastError());
-    std::swap(fields.previous, fields.current);
-  }
-  if (n_steps > 0) {
-    record_receivers(params.receivers, fields.current, params.pitch, first_step + n_steps, stream);
-  }
-  return fields;
+  return advance_step_per_launch(params, fields, first_step, n_steps, stream,
+                                 [&](float t, std::int64_t steps_done, FieldPointers const& pair) {
+                                   kernel<<<blocks, block_threads, 0, stream>>>(
+                                       params, t, steps_done, flat_cells, pair.previous,
+                                       pair.current);
+                                 });
 }
 
 std::string onepass_configuration() {

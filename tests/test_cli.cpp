@@ -544,6 +544,31 @@ TEST_F(Cli, SpecialFilesAreNeverReplaced) {
   EXPECT_EQ(fs::status(block).type(), fs::file_type::block);
 }
 
+// Starts argv (null-terminated) in `work` without a shell, stdout and stderr to those
+// files, SIGINT and SIGTERM at their defaults (a test runner may ignore them): its pid, or
+// -1 when it cannot start.
+pid_t spawn(std::vector<char*>& argv, fs::path const& work, fs::path const& out,
+            fs::path const& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, work.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  int const spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  return spawned == 0 ? pid : -1;
+}
+
 // SIGTERM or SIGINT while frames are being written: the run ends by the signal, and no
 // hidden temporary is left. Started without a shell, whose background jobs ignore SIGINT.
 TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
@@ -564,23 +589,8 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   argv.push_back(nullptr);
   for (int trial = 0; trial < 12; ++trial) {
     int const signal_number = trial % 2 == 0 ? SIGTERM : SIGINT;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addchdir_np(&actions, work().c_str());
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = 0;
-    ASSERT_EQ(::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
+    pid_t const pid = spawn(argv, work(), "/dev/null", "/dev/null");
+    ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200 + 30 * trial));
     ::kill(pid, signal_number);
     int status = 0;
@@ -776,24 +786,8 @@ Interrupted interrupt(fs::path const& work, fs::path const& outside,
   argv.push_back(nullptr);
   fs::path const out = outside / "stdout";
   fs::path const err = outside / "stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, work.c_str());
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  int const spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (spawned != 0) return {-1, "", "cannot start " WAVE2D_CLI};
+  pid_t const pid = spawn(argv, work, out, err);
+  if (pid <= 0) return {-1, "", "cannot start " WAVE2D_CLI};
   // Stepping has begun once the configuration is printed.
   for (int wait = 0; wait < 600 && !contains(read_file(out), "configuration"); ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

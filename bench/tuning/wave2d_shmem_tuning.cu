@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -53,6 +54,19 @@ struct Variant {
   std::function<FieldPointers(Buffers&, std::int64_t, cudaStream_t)> run;
   cudaFuncAttributes attributes;
 };
+
+// A one-step-per-launch kernel (advance_naive, advance_onepass).
+Variant one_pass_variant(std::string name,
+                         FieldPointers (*advance)(KernelParams const&, FieldPointers, std::int64_t,
+                                                  std::int64_t, cudaStream_t)) {
+  Variant v;
+  v.name = std::move(name);
+  v.run = [advance](Buffers& b, std::int64_t steps, cudaStream_t stream) {
+    return advance(b.params(), b.fields, 0, steps, stream);
+  };
+  v.attributes = {};
+  return v;
+}
 
 template <int TX, int TY, int CX, int CY, int T, int Pad>
 Variant shmem_variant() {
@@ -150,22 +164,10 @@ int main(int argc, char** argv) {
     WAVE2D_CUDA_CHECK(cudaEventCreate(&stop));
 
     std::vector<Variant> variants;
-    {
-      Variant naive;
-      naive.name = "cuda-naive (" + naive_configuration() + ")";
-      naive.run = [](Buffers& b, std::int64_t n, cudaStream_t s) {
-        return advance_naive(b.params(), b.fields, 0, n, s);
-      };
-      naive.attributes = {};
-      variants.push_back(naive);
-      Variant onepass;
-      onepass.name = "cuda-onepass (" + onepass_configuration() + ")";
-      onepass.run = [](Buffers& b, std::int64_t n, cudaStream_t s) {
-        return advance_onepass(b.params(), b.fields, 0, n, s);
-      };
-      onepass.attributes = {};
-      variants.push_back(onepass);
-    }
+    variants.push_back(
+        one_pass_variant("cuda-naive (" + naive_configuration() + ")", advance_naive));
+    variants.push_back(
+        one_pass_variant("cuda-onepass (" + onepass_configuration() + ")", advance_onepass));
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed chapter's shape
     variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
     variants.push_back(shmem_variant<48, 48, 1, 8, 8, 0>());

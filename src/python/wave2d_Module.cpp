@@ -30,6 +30,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -102,6 +103,14 @@ void finalize() {
 }
 
 // ---- Scenes -----------------------------------------------------------------------
+
+// The (x, y) cells of a scene's sources or receivers.
+template <class Points>
+std::vector<std::pair<std::int32_t, std::int32_t>> cells_of(Points const& points) {
+  std::vector<std::pair<std::int32_t, std::int32_t>> cells;
+  for (auto const& point : points) cells.emplace_back(point.x, point.y);
+  return cells;
+}
 
 std::vector<std::string> builtin_names() {
   std::vector<std::string> names;
@@ -407,20 +416,10 @@ PYBIND11_MODULE(wave2d, m) {
       .def_readwrite("steps", &Scene::steps, "The scene's default number of steps.")
       .def_property_readonly("walls", &walls_of, "A (ny, nx) bool array, True on walls.")
       .def_property_readonly(
-          "sources",
-          [](Scene const& scene) {
-            std::vector<std::pair<std::int32_t, std::int32_t>> cells;
-            for (auto const& source : scene.sources) cells.emplace_back(source.x, source.y);
-            return cells;
-          },
+          "sources", [](Scene const& scene) { return cells_of(scene.sources); },
           "The sources' cells, (x, y).")
       .def_property_readonly(
-          "receivers",
-          [](Scene const& scene) {
-            std::vector<std::pair<std::int32_t, std::int32_t>> cells;
-            for (auto const& receiver : scene.receivers) cells.emplace_back(receiver.x, receiver.y);
-            return cells;
-          },
+          "receivers", [](Scene const& scene) { return cells_of(scene.receivers); },
           "The receivers' cells, (x, y): the columns of Simulation.receivers.")
       .def_property_readonly(
           "receiver_names",

@@ -64,6 +64,15 @@ def run_python(code):
                           text=True, env=os.environ.copy(), timeout=300)
 
 
+def assert_read_only_view(test, array, row_floats):
+    """`array` views the library's memory, rows of `row_floats` float32, and refuses writes."""
+    test.assertFalse(array.flags.owndata)
+    test.assertFalse(array.flags.writeable)
+    with test.assertRaises(ValueError):
+        array[0, 0] = 1.0
+    test.assertEqual(array.strides, (row_floats * 4, 4))
+
+
 class Scenes(unittest.TestCase):
     def test_builtin(self):
         self.assertIn("double-slit-small", wave2d.scenes())
@@ -141,11 +150,7 @@ class Simulations(unittest.TestCase):
         first = simulation.current
         again = simulation.current
         self.assertEqual(first.__array_interface__["data"][0], again.__array_interface__["data"][0])
-        self.assertFalse(first.flags.owndata)
-        self.assertFalse(first.flags.writeable)
-        with self.assertRaises(ValueError):
-            first[0, 0] = 1.0
-        self.assertEqual(first.strides, (201 * 4, 4))
+        assert_read_only_view(self, first, 201)
         kept = first.copy()
         del simulation  # the array keeps the field alive
         np.testing.assert_array_equal(first, kept)
@@ -212,9 +217,7 @@ class Simulations(unittest.TestCase):
     def test_receivers_is_a_read_only_view_of_the_trace(self):
         simulation = run(RECEIVERS_DICT, "kokkos-mdrange", 10)
         trace = simulation.receivers
-        self.assertFalse(trace.flags.owndata)
-        self.assertFalse(trace.flags.writeable)
-        self.assertEqual(trace.strides, (3 * 4, 4))
+        assert_read_only_view(self, trace, 3)
         kept = trace.copy()
         simulation.advance(500)  # the trace grows: the array keeps the rows it had
         np.testing.assert_array_equal(trace, kept)

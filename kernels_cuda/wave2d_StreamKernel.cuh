@@ -36,18 +36,10 @@
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3, int Skew = 1, int RowUnroll = 1>
+template <int FusedSteps, int BlocksPerSM = 3>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  // Level k computes row r - skew (k - 1) at walk row r. Skew 1: each level reads the row
-  // the level below made at the same walk row, so a row's T levels form one serial chain.
-  // Skew 2: a level reads only rows made at earlier walk rows, so a row's T levels are
-  // independent work, for one more row of registers per level.
-  static constexpr int skew = Skew;
-  static_assert(Skew == 1 || Skew == 2);
-  static constexpr int ring_rows = Skew + 2;  // rows each level keeps
-  static constexpr int row_unroll = RowUnroll;
   static constexpr int cells_x = 4;                  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
@@ -61,9 +53,7 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
-           (Skew != 1 ? ", skew " + std::to_string(Skew) : "") +
-           (RowUnroll != 1 ? ", rows unrolled x" + std::to_string(RowUnroll) : "");
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
 
@@ -153,32 +143,18 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     }
   };
 
-  // Level k's last rows, newest first; a level moves them down a slot as it adds a row.
-  // Level 0 is u(t) as loaded.
-  constexpr int S = Shape::skew, R = Shape::ring_rows;
+  // Level k's last three rows; after each row of the walk they move down a slot.
   constexpr int newest = 0, middle = 1, older = 2;
-  float ring[T][R][C];
+  float ring[T][3][C];
 #pragma unroll
   for (int k = 0; k < T; ++k)
 #pragma unroll
-    for (int s = 0; s < R; ++s)
+    for (int s = 0; s < 3; ++s)
 #pragma unroll
       for (int j = 0; j < C; ++j) ring[k][s][j] = 0.0f;
-  auto push = [&](float(&level)[R][C], float const(&row)[C]) {
-#pragma unroll
-    for (int s = R - 1; s > 0; --s)
-#pragma unroll
-      for (int j = 0; j < C; ++j) level[s][j] = level[s - 1][j];
-#pragma unroll
-    for (int j = 0; j < C; ++j) level[newest][j] = row[j];
-  };
 
-  // The walk's row r: level 0 takes row r + 1 and level k computes row r - S (k - 1).
-  // Level k is needed T - k rows around the segment, so level 1 from row y0 - T + 1 (it
-  // reads u(t) from y0 - T) to y_end + T - 2, and level T to y_end - 1.
-  int r = w.y0 - T - 1;
-  int const r_end = w.y_end - 1 + S * (T - 1);
-  int const last_input_row = w.y_end + T - 1;  // of u(t); u(t - dt) one row less
+  int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
+  int const r_end = w.y_end + T - 2;  // level 1's last needed row
   // Per-cell coefficients of a row, fixed-zero outside the grid.
   auto load_coefficients = [&](int row, float(&code)[C], float(&kappa)[C]) {
     if constexpr (Kind != StreamWindowKind::interior) {
@@ -193,107 +169,96 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     }
     if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
   };
-  // The input rows past the last one needed are zeros (only rows no output depends on
-  // read them), so that no walk reads beyond the rows its window was classified by.
-  auto load_input = [&](float const* field, int row, float(&v)[C]) {
-    if (row <= last_input_row) {
-      load_row(field, row, v);
-    } else {
-#pragma unroll
-      for (int j = 0; j < C; ++j) v[j] = 0.0f;
-    }
-  };
 
   float next_current[C], next_previous[C];
-  load_input(in.current, r + 1, next_current);
-  load_input(in.previous, r, next_previous);
+  load_row(in.current, r + 1, next_current);
+  load_row(in.previous, r, next_previous);
 
-  // The receivers on the rows the levels compute at this walk row, r - S (T - 1) .. r:
+  // The receivers on the rows the levels compute at this walk row, r - T + 1 .. r:
   // [first_receiver, last_receiver) of the window's list.
   [[maybe_unused]] int first_receiver = receivers.begin, last_receiver = receivers.begin;
   [[maybe_unused]] auto receiver_cell = [&](int i) { return p.receivers.cells[receivers.ids[i]]; };
 
-#pragma unroll Shape::row_unroll
   for (; r <= r_end; ++r) {
     if constexpr (recording) {
       while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= r) ++last_receiver;
-      while (first_receiver < last_receiver &&
-             receiver_cell(first_receiver).y < r - S * (T - 1)) {
+      while (first_receiver < last_receiver && receiver_cell(first_receiver).y < r - T + 1) {
         ++first_receiver;
       }
     }
     float previous_u[C];
 #pragma unroll
-    for (int j = 0; j < C; ++j) previous_u[j] = next_previous[j];
-    push(ring[0], next_current);
-    load_input(in.current, r + 2, next_current);
-    load_input(in.previous, r + 1, next_previous);
+    for (int j = 0; j < C; ++j) {
+      ring[0][newest][j] = next_current[j];
+      previous_u[j] = next_previous[j];
+    }
+    load_row(in.current, r + 2, next_current);
+    load_row(in.previous, r + 1, next_previous);
 
-    // Skew 1: upward, each level reading the row the one below just made. Skew 2:
-    // downward, so that each level reads the rows below it as the last walk row left them.
 #pragma unroll
-    for (int step = 1; step <= T; ++step) {
-      int const k = S == 1 ? step : T + 1 - step;
-      int const row = r - S * (k - 1);
+    for (int k = 1; k <= T; ++k) {
+      int const row = r - k + 1;
       // Level k is needed T - k rows around the segment: skip the rows beyond (the same
-      // for the whole warp, so the shuffles stay converged). Its rows still move down, so
-      // that u(t - dt) of level k + 2 stays where it is looked for.
+      // for the whole warp, so the shuffles stay converged).
+      if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
+      float(&from)[3][C] = ring[k - 1];
+      float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
+      float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
+      [[maybe_unused]] float code[C], kappa[C];
+      load_coefficients(row, code, kappa);
       float v[C];
-      if (row >= w.y0 - (T - k) && row < w.y_end + (T - k)) {
-        float(&from)[R][C] = ring[k - 1];
-        float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
-        float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
-        [[maybe_unused]] float code[C], kappa[C];
-        load_coefficients(row, code, kappa);
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        float const u_prev = k == 1 ? previous_u[j] : ring[k >= 2 ? k - 2 : 0][older][j];
+        float const sum = (j == 0 ? left : from[middle][j - 1]) +
+                          (j == C - 1 ? right : from[middle][j + 1]) + from[older][j] +
+                          from[newest][j];
+        float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
+        if constexpr (Kind == StreamWindowKind::interior) {
+          v[j] = stencil(0.0f, kk, u_prev, from[middle][j], sum);
+        } else {
+          v[j] = stencil(code[j], kk, u_prev, from[middle][j], sum);
+          if constexpr (checked) {
+            v[j] = updated_or_zero(code[j], v[j]);
+            if (code[j] < cell_code::fixed_zero) {
+              v[j] = source_value(p.sources, code[j], p.time(first_step + k - 1));
+            }
+          }
+        }
+      }
+      if constexpr (recording) {
+        // u after first_step + k steps, recorded by the lane that holds the cell.
+        for (int i = first_receiver; i < last_receiver; ++i) {
+          ReceiverCell const cell = receiver_cell(i);
+          int const j = cell.x - x;
+          if (cell.y != row || j < 0 || j >= C) continue;
+          float value = v[0];
+#pragma unroll
+          for (int jj = 1; jj < C; ++jj) value = j == jj ? v[jj] : value;
+          p.receivers.record(int(receivers.ids[i]), first_step + k, value);
+        }
+      }
+      if (k < T) {
+#pragma unroll
+        for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
+      } else {
+        std::int64_t const at = std::int64_t(row) * p.pitch + x;
 #pragma unroll
         for (int j = 0; j < C; ++j) {
-          // u(t - dt) of this row: level k - 2's row, S + 1 rows back.
-          float const u_prev = k == 1 ? previous_u[j] : ring[k >= 2 ? k - 2 : 0][S + 1][j];
-          float const sum = (j == 0 ? left : from[middle][j - 1]) +
-                            (j == C - 1 ? right : from[middle][j + 1]) + from[older][j] +
-                            from[newest][j];
-          float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
-          if constexpr (Kind == StreamWindowKind::interior) {
-            v[j] = stencil(0.0f, kk, u_prev, from[middle][j], sum);
-          } else {
-            v[j] = stencil(code[j], kk, u_prev, from[middle][j], sum);
-            if constexpr (checked) {
-              v[j] = updated_or_zero(code[j], v[j]);
-              if (code[j] < cell_code::fixed_zero) {
-                v[j] = source_value(p.sources, code[j], p.time(first_step + k - 1));
-              }
-            }
+          if (column_written[j]) {
+            out.previous[at + j] = ring[T - 1][middle][j];
+            out.current[at + j] = v[j];
           }
         }
-        if constexpr (recording) {
-          // u after first_step + k steps, recorded by the lane that holds the cell.
-          for (int i = first_receiver; i < last_receiver; ++i) {
-            ReceiverCell const cell = receiver_cell(i);
-            int const j = cell.x - x;
-            if (cell.y != row || j < 0 || j >= C) continue;
-            float value = v[0];
-#pragma unroll
-            for (int jj = 1; jj < C; ++jj) value = j == jj ? v[jj] : value;
-            p.receivers.record(int(receivers.ids[i]), first_step + k, value);
-          }
-        }
-        if (k == T) {
-          // Level T - 1's row `row` is its middle one: its newest is row + 1 (skew 1:
-          // made at this walk row; skew 2: at the last one).
-          std::int64_t const at = std::int64_t(row) * p.pitch + x;
-#pragma unroll
-          for (int j = 0; j < C; ++j) {
-            if (column_written[j]) {
-              out.previous[at + j] = ring[T - 1][middle][j];
-              out.current[at + j] = v[j];
-            }
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < C; ++j) v[j] = 0.0f;
       }
-      if (k < T) push(ring[k], v);
+    }
+#pragma unroll
+    for (int k = 0; k < T; ++k) {
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        ring[k][older][j] = ring[k][middle][j];
+        ring[k][middle][j] = ring[k][newest][j];
+      }
     }
   }
 }

@@ -81,9 +81,9 @@ Variant shmem_variant() {
 }
 
 // cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
-template <int T, int BlocksPerSM = 3, int Skew = 1, int RowUnroll = 1>
+template <int T, int BlocksPerSM = 3>
 Variant stream_variant(KernelParams const& params, int rows = 0) {
-  using Shape = StreamShape<T, BlocksPerSM, Skew, RowUnroll>;
+  using Shape = StreamShape<T, BlocksPerSM>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -198,17 +198,6 @@ int main(int argc, char** argv) {
     variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
     variants.push_back(stream_variant<6, 4>(params, 24));
-    // Levels skewed by two rows: a row's levels independent of each other.
-    variants.push_back(stream_variant<8, 3, 2>(params));
-    variants.push_back(stream_variant<8, 3, 2>(params, 48));
-    variants.push_back(stream_variant<8, 2, 2>(params));
-    variants.push_back(stream_variant<8, 2, 2>(params, 48));
-    variants.push_back(stream_variant<6, 4, 2>(params));
-    variants.push_back(stream_variant<6, 4, 2>(params, 48));
-    variants.push_back(stream_variant<6, 3, 2>(params));
-    variants.push_back(stream_variant<8, 3, 2, 4>(params));
-    variants.push_back(stream_variant<6, 4, 2, 4>(params));
-    variants.push_back(stream_variant<8, 3, 1, 3>(params));
     // --only SUBSTRING keeps the one-pass kernels (cuda-naive, the reference of the ratios)
     // and the matching ones.
     if (!only.empty()) {

@@ -31,20 +31,15 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace wave2d::cuda {
 
-// Where a walk tests whether a level is needed at its row (see walk).
-enum class LevelTests { every_row, fill_only, never };
-
-template <int FusedSteps, int BlocksPerSM = 3, LevelTests Tests = LevelTests::every_row>
+template <int FusedSteps, int BlocksPerSM = 3>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  static constexpr LevelTests level_tests = Tests;
   static constexpr int cells_x = 4;                  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
@@ -58,9 +53,7 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
-           (Tests == LevelTests::fill_only ? ", tests in fill" : "") +
-           (Tests == LevelTests::never ? ", no tests" : "");
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
 
@@ -186,7 +179,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   [[maybe_unused]] int first_receiver = receivers.begin, last_receiver = receivers.begin;
   [[maybe_unused]] auto receiver_cell = [&](int i) { return p.receivers.cells[receivers.ids[i]]; };
 
-  auto walk_row = [&](auto tested) {
+  for (; r <= r_end; ++r) {
     if constexpr (recording) {
       while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= r) ++last_receiver;
       while (first_receiver < last_receiver && receiver_cell(first_receiver).y < r - T + 1) {
@@ -207,9 +200,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       int const row = r - k + 1;
       // Level k is needed T - k rows around the segment: skip the rows beyond (the same
       // for the whole warp, so the shuffles stay converged).
-      if (decltype(tested)::value && (row < w.y0 - (T - k) || row >= w.y_end + (T - k))) {
-        continue;
-      }
+      if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
       float(&from)[3][C] = ring[k - 1];
       float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
       float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
@@ -250,7 +241,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       if (k < T) {
 #pragma unroll
         for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
-      } else if (Shape::level_tests != LevelTests::never || row >= w.y0) {
+      } else {
         std::int64_t const at = std::int64_t(row) * p.pitch + x;
 #pragma unroll
         for (int j = 0; j < C; ++j) {
@@ -269,19 +260,6 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
         ring[k][middle][j] = ring[k][newest][j];
       }
     }
-  };
-  // Level k is needed from walk row y0 - T + 2k - 1 on, and every level to the end: only
-  // the first 2T rows (the fill) hold levels not yet needed.
-  using tested = std::true_type;
-  using untested = std::false_type;
-  if constexpr (Shape::level_tests == LevelTests::every_row) {
-    for (; r <= r_end; ++r) walk_row(tested{});
-  } else if constexpr (Shape::level_tests == LevelTests::never) {
-    for (; r <= r_end; ++r) walk_row(untested{});
-  } else {
-    int const fill_end = min(w.y0 + T - 1, r_end + 1);
-    for (; r < fill_end; ++r) walk_row(tested{});
-    for (; r <= r_end; ++r) walk_row(untested{});
   }
 }
 

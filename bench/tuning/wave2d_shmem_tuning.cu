@@ -81,9 +81,9 @@ Variant shmem_variant() {
 }
 
 // cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
-template <int T, int BlocksPerSM = 3, LevelTests Tests = LevelTests::every_row>
+template <int T, int BlocksPerSM = 3>
 Variant stream_variant(KernelParams const& params, int rows = 0) {
-  using Shape = StreamShape<T, BlocksPerSM, Tests>;
+  using Shape = StreamShape<T, BlocksPerSM>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -198,13 +198,6 @@ int main(int argc, char** argv) {
     variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
     variants.push_back(stream_variant<6, 4>(params, 24));
-    variants.push_back(stream_variant<8, 3, LevelTests::fill_only>(params));
-    variants.push_back(stream_variant<8, 3, LevelTests::fill_only>(params, 32));
-    variants.push_back(stream_variant<8, 3, LevelTests::fill_only>(params, 48));
-    variants.push_back(stream_variant<8, 3, LevelTests::never>(params));
-    variants.push_back(stream_variant<8, 3, LevelTests::never>(params, 48));
-    variants.push_back(stream_variant<6, 4, LevelTests::fill_only>(params));
-    variants.push_back(stream_variant<10, 3, LevelTests::fill_only>(params));
     // --only SUBSTRING keeps the one-pass kernels (cuda-naive, the reference of the ratios)
     // and the matching ones.
     if (!only.empty()) {

@@ -367,6 +367,11 @@ PYBIND11_MODULE(wave2d, m) {
       "Explicit 2D wave-equation simulation on Kokkos execution spaces: scenes, simulations on "
       "the library's backends, fields as NumPy arrays.";
   m.attr("__version__") = WAVE2D_VERSION;
+#ifdef WAVE2D_HAVE_CHECKPOINTS
+  m.attr("has_checkpoints") = true;
+#else
+  m.attr("has_checkpoints") = false;  // built without xxHash: save/resume raise CheckpointError
+#endif
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
   // ValueErrors, files that cannot be written OSErrors.

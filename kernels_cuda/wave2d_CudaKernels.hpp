@@ -67,10 +67,12 @@ struct StreamLayout {
 };
 
 // What a window holds, and so what its walk reads per cell.
+// Ordered by the cost of their walk.
 enum class StreamWindowKind : std::uint32_t {
   interior,  // inside the grid, no damping, no fixed cell, uniform κ: nothing per cell
   damped,    // inside the grid, no fixed cell: damping (and κ) per cell
-  general,   // anything: walls, sources, the border, cells outside the grid
+  walled,    // inside the grid, no source: damping, κ and fixed cells (walls, border)
+  general,   // anything: sources, receivers, cells outside the grid
 };
 
 StreamLayout stream_layout(KernelParams const& params, int device);

@@ -13,8 +13,9 @@
 // one pair of global fields and writes the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
-// walk reads no per-cell coefficients (interior) or only the damping (damped), both
-// without bounds tests. Which kind a window is, is found once per grid
+// walk reads no per-cell coefficients (interior) or only the damping (damped); a window
+// with walls but no source reads the codes and masks the fixed cells (walled). None of
+// them tests bounds or calls a source. Which kind a window is, is found once per grid
 // (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
 // take windows from a queue until none is left, so the fast ones even out the end.
 //
@@ -218,8 +219,8 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
           v[j] = stencil(0.0f, kk, u_prev, from[middle][j], sum);
         } else {
           v[j] = stencil(code[j], kk, u_prev, from[middle][j], sum);
+          if constexpr (Kind != StreamWindowKind::damped) v[j] = updated_or_zero(code[j], v[j]);
           if constexpr (checked) {
-            v[j] = updated_or_zero(code[j], v[j]);
             if (code[j] < cell_code::fixed_zero) {
               v[j] = source_value(p.sources, code[j], p.time(first_step + k - 1));
             }
@@ -299,6 +300,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
         walk<Shape, StreamWindowKind::damped, UniformKappa, false>(params, in, out, first_step, w,
                                                                    {});
         break;
+      case StreamWindowKind::walled:
+        walk<Shape, StreamWindowKind::walled, UniformKappa, false>(params, in, out, first_step, w,
+                                                                   {});
+        break;
       default: {
         WindowReceivers receivers;
         if constexpr (Recording) {
@@ -325,14 +330,18 @@ __global__ void classify_windows(KernelParams params, StreamLayout layout, std::
   if (w.x < 0 || w.x + Shape::window_x > params.nx || y_first < 0 || y_last > params.ny) {
     kind = StreamWindowKind::general;
   } else {
+    auto const at_least = [&](StreamWindowKind k) {
+      if (k > kind) kind = k;
+    };
     for (int y = y_first; y < y_last && kind != StreamWindowKind::general; ++y) {
       for (int x = w.x; x < w.x + Shape::window_x; ++x) {
         float const code = params.code[std::int64_t(y) * params.pitch + x];
-        if (code < 0.0f) {
+        if (code < cell_code::fixed_zero) {
           kind = StreamWindowKind::general;
           break;
         }
-        if (code != 0.0f || params.kappa) kind = StreamWindowKind::damped;
+        if (code < 0.0f) at_least(StreamWindowKind::walled);
+        if (code != 0.0f || params.kappa) at_least(StreamWindowKind::damped);
       }
     }
   }

@@ -159,7 +159,8 @@ TEST_P(CudaKernelTest, GridsOfManyTiles) {
 }
 
 // Large enough for windows away from the border: cuda-stream's interior windows (no
-// per-cell data), damped ones (the absorbing layer), general ones (walls, the source).
+// per-cell data), damped ones (the absorbing layer), walled ones (the wall), general ones
+// (the border, the source).
 TEST_P(CudaKernelTest, WindowsOfEveryKind) {
   Scene scene = point_source_scene(601);
   scene.walls.assign(std::size_t(scene.cells()), 0);

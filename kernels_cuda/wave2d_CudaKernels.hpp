@@ -66,8 +66,7 @@ struct StreamLayout {
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
 };
 
-// What a window holds, and so what its walk reads per cell.
-// Ordered by the cost of their walk.
+// What a window holds, and so what its walk reads per cell; in the order of their cost.
 enum class StreamWindowKind : std::uint32_t {
   interior,  // inside the grid, no damping, no fixed cell, uniform κ: nothing per cell
   damped,    // inside the grid, no fixed cell: damping (and κ) per cell

@@ -2,6 +2,7 @@
 // how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
 //   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
 //                       [--only SUBSTRING]
+// NAME: a built-in scene, or point-source-N (the size sweep's scene on an N x N grid).
 #include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
@@ -103,6 +104,15 @@ Variant stream_variant(KernelParams const& params, int rows = 0) {
   return v;
 }
 
+Scene scene_named(std::string const& name) {
+  std::string const sweep = "point-source-";
+  if (name.rfind(sweep, 0) == 0 && name.size() > sweep.size() &&
+      name.find_first_not_of("0123456789", sweep.size()) == std::string::npos) {
+    return point_source_scene(std::stoi(name.substr(sweep.size())));
+  }
+  return builtin_scene(name);
+}
+
 std::vector<float> download(float const* p, KernelParams const& params) {
   std::vector<float> host(std::size_t(params.pitch) * params.ny);
   WAVE2D_CUDA_CHECK(
@@ -149,7 +159,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "no CUDA device: %s\n", reason);
       return 1;
     }
-    Scene const scene = builtin_scene(scene_name);
+    Scene const scene = scene_named(scene_name);
     if (steps < 0) steps = scene.steps;
     cudaDeviceProp prop;
     WAVE2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

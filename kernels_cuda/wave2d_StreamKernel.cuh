@@ -362,12 +362,20 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   // fast windows), long enough that the rows read twice stay few. A grid too small to
   // give every warp a window of min_rows gets shorter segments (down to fewest_rows):
   // there the walk's serial chain, not the rows read twice, sets the time (201 x 201:
-  // 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200).
-  constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24, fewest_rows = 4;
+  // 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200). A grid that gives each warp
+  // fewer than 1.5 windows of min_rows takes half_rows, two windows a warp (2048 x 2048:
+  // 393 GCells/s with 12 rows, 297 with 24; 3201 x 3201, 2.45 windows a warp: 544 with
+  // 24, 484 with 12).
+  constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24, half_rows = 12,
+                fewest_rows = 4;
   std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
   std::int64_t const strip_rows = std::int64_t(layout.strips) * params.ny;
-  if (std::int64_t(layout.strips) * ((params.ny + min_rows - 1) / min_rows) < warps) {
+  std::int64_t const windows_of_min_rows =
+      std::int64_t(layout.strips) * ((params.ny + min_rows - 1) / min_rows);
+  if (windows_of_min_rows < warps) {
     layout.rows = int(std::clamp<std::int64_t>(strip_rows / warps, fewest_rows, min_rows));
+  } else if (2 * windows_of_min_rows < 3 * warps) {
+    layout.rows = half_rows;
   } else {
     layout.rows = int(std::clamp<std::int64_t>(
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));

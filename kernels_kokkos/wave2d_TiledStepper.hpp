@@ -10,8 +10,9 @@
 // tile is right. Each launch reads one pair of global fields and writes the other: no
 // team reads what another team of the launch writes.
 //
-// Rows go to the team's threads, columns to the vector level: CPUs vectorize along x,
-// GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
+// Rows go to the team's threads, columns to the vector level: CPUs vectorize along x
+// (a step's row is core/wave2d_HostRows.hpp's update_row_folded, built for AVX2 too and
+// chosen for the CPU at load), GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
 // tiles whose window holds a source (flagged once, when the stepper is made) a second
 // pass over each row sets the sources.
 //
@@ -27,6 +28,7 @@
 #include <backend/detail/wave2d_KokkosHelpers.hpp>
 #include <backend/wave2d_DeviceCoefficients.hpp>
 #include <backend/wave2d_Stepper.hpp>
+#include <core/wave2d_HostRows.hpp>
 #include <core/wave2d_KernelParams.hpp>
 
 #include <wave2d_KokkosCompat.hpp>
@@ -147,10 +149,14 @@ struct TiledSteps {
       cu[x] = cell_code::fixed_zero;
       cp[x] = cp_fixed;
     }
-    for (int x = first; x < end - begin; x += stride) {
-      float const k = UniformKappa ? params.kappa_uniform : kappa[x];
-      cu[begin + x] = folded_cu(code[x], k);
-      cp[begin + x] = folded_cp(code[x]);
+    if constexpr (on_host) {
+      fold_row(cu + begin, cp + begin, code, kappa, params.kappa_uniform, end - begin);
+    } else {
+      for (int x = first; x < end - begin; x += stride) {
+        float const k = UniformKappa ? params.kappa_uniform : kappa[x];
+        cu[begin + x] = folded_cu(code[x], k);
+        cp[begin + x] = folded_cp(code[x]);
+      }
     }
     for (int x = end + first; x < count; x += stride) {
       cu[x] = cell_code::fixed_zero;
@@ -240,7 +246,9 @@ struct TiledSteps {
         int const begin = row + s + 1;
         int const end = row + window_x - 1 - s;
         lanes(team, [&](int first, int stride) {
-          if constexpr (Folded) {
+          if constexpr (Folded && on_host) {
+            update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);
+          } else if constexpr (Folded) {
             update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
                                               begin + first, end, stride);
           } else {
@@ -344,7 +352,11 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   }
 
   std::string configuration() const override {
-    return shape_.describe(coefficients_.params().kappa != nullptr);
+    std::string const shape = shape_.describe(coefficients_.params().kappa != nullptr);
+    if constexpr (TiledSteps<ExecutionSpace, true, true>::on_host) {
+      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
+    }
+    return shape;
   }
 
  private:

@@ -1,0 +1,81 @@
+#include <core/wave2d_CellRule.hpp>
+#include <core/wave2d_HostRows.hpp>
+
+#include <cstddef>
+
+// GCC and Clang on x86-64 with glibc: one clone per target, an ifunc picks one at load.
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define WAVE2D_HOST_ROWS_CLONES __attribute__((target_clones("avx2", "default")))
+#define WAVE2D_HOST_ROWS_CLONED
+#endif
+#endif
+#ifndef WAVE2D_HOST_ROWS_CLONES
+#define WAVE2D_HOST_ROWS_CLONES
+#endif
+
+namespace wave2d {
+
+namespace {
+
+WAVE2D_HOST_ROWS_CLONES void update_row_uniform(float* prev, float const* cur, float const* cu,
+                                                float const* cp, float kappa, int pitch,
+                                                int begin, int end) {
+  update_cells_folded<true>(prev, cur, cu, cp, nullptr, kappa, pitch, begin, end, 1);
+}
+
+WAVE2D_HOST_ROWS_CLONES void update_row_per_cell(float* prev, float const* cur, float const* cu,
+                                                 float const* cp, float const* kappa, int pitch,
+                                                 int begin, int end) {
+  update_cells_folded<false>(prev, cur, cu, cp, kappa, 0.0f, pitch, begin, end, 1);
+}
+
+WAVE2D_HOST_ROWS_CLONES void fold_row_uniform(float* __restrict__ cu, float* __restrict__ cp,
+                                              float const* __restrict__ code, float kappa,
+                                              int n) {
+  for (int i = 0; i < n; ++i) {
+    cu[i] = folded_cu(code[i], kappa);
+    cp[i] = folded_cp(code[i]);
+  }
+}
+
+WAVE2D_HOST_ROWS_CLONES void fold_row_per_cell(float* __restrict__ cu, float* __restrict__ cp,
+                                               float const* __restrict__ code,
+                                               float const* __restrict__ kappa, int n) {
+  for (int i = 0; i < n; ++i) {
+    cu[i] = folded_cu(code[i], kappa[i]);
+    cp[i] = folded_cp(code[i]);
+  }
+}
+
+}  // namespace
+
+void fold_row(float* cu, float* cp, float const* code, float const* kappa, float kappa_uniform,
+              int n) {
+  if (kappa) {
+    fold_row_per_cell(cu, cp, code, kappa, n);
+  } else {
+    fold_row_uniform(cu, cp, code, kappa_uniform, n);
+  }
+}
+
+void update_row_folded(float* prev, float const* cur, float const* cu, float const* cp,
+                       float const* kappa, float kappa_uniform, int pitch, int begin, int end) {
+  if (kappa) {
+    update_row_per_cell(prev, cur, cu, cp, kappa, pitch, begin, end);
+  } else {
+    update_row_uniform(prev, cur, cu, cp, kappa_uniform, pitch, begin, end);
+  }
+}
+
+char const* host_rows_isa() {
+#if defined(__AVX2__)
+  return "avx2";  // the whole build is
+#elif defined(__x86_64__) && defined(WAVE2D_HOST_ROWS_CLONED)
+  return __builtin_cpu_supports("avx2") ? "avx2" : "baseline";
+#else
+  return "baseline";
+#endif
+}
+
+}  // namespace wave2d

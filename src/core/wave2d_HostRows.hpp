@@ -1,0 +1,25 @@
+// The row loops of the fused kernels on CPUs (kokkos-tiled's steps and loads), compiled once more
+// for AVX2 and chosen for the CPU at hand when the library loads: a portable build, made
+// for the baseline x86-64 (SSE2), still runs it with 8-wide vectors where the CPU has
+// them. update_cells_folded's expressions, no FMA: the same bits on every CPU.
+#ifndef WAVE2D_HOST_ROWS_HPP
+#define WAVE2D_HOST_ROWS_HPP
+
+namespace wave2d {
+
+// update_cells_folded over cells [begin, end) of one window row, stride 1; kappa: per
+// cell, or nullptr for kappa_uniform.
+void update_row_folded(float* prev, float const* cur, float const* cu, float const* cp,
+                       float const* kappa, float kappa_uniform, int pitch, int begin, int end);
+
+// The folded coefficients of n cells: cu[i], cp[i] from code[i] and kappa[i] (or
+// kappa_uniform when kappa is nullptr), as folded_cu and folded_cp make them.
+void fold_row(float* cu, float* cp, float const* code, float const* kappa, float kappa_uniform,
+              int n);
+
+// Which code update_row_folded and fold_row run here: "avx2" or "baseline".
+char const* host_rows_isa();
+
+}  // namespace wave2d
+
+#endif

@@ -177,6 +177,27 @@ TEST_P(CudaKernelTest, WindowsOfEveryKind) {
   check(scene, random_pair(scene, 10), 5, 29, "601 x 601, a wall, speed per cell");
 }
 
+// A grid 896 wide (8 strips of cuda-stream) and as tall as makes the stream layout take
+// its 12-row segments on this device (1 to 1.5 windows of 24 rows per resident warp).
+// Taller grids first get segments that grow with the grid (one window a warp, up to 24
+// rows), then 12 rows: the first 12 after a longer one.
+TEST_P(CudaKernelTest, GridOfTheStreamLayoutsTwelveRowSegments) {
+  KernelParams probe;
+  probe.nx = 896;
+  probe.pitch = 896;
+  int ny = 0;
+  bool longer_seen = false;
+  for (int tall = 24; tall <= 1'000'000 && ny == 0; tall += 24) {
+    probe.ny = tall;
+    int const rows = cuda::stream_layout(probe, 0).rows;
+    if (rows > 12) longer_seen = true;
+    if (rows == 12 && longer_seen) ny = tall;
+  }
+  ASSERT_GT(ny, 0) << "no grid 896 wide takes the 12-row segments on this device";
+  Scene const scene = busy_scene(896, ny, 91);
+  check(scene, random_pair(scene, 92), 4, 13, "896 x " + std::to_string(ny) + ", 13 steps");
+}
+
 TEST_P(CudaKernelTest, PitchedRows) {
   Scene const scene = busy_scene(150, 70, 42);
   check(scene, random_pair(scene, 43), 0, 19, "pitch = nx + 37", 37);

@@ -41,10 +41,7 @@ namespace {
 
 using Counters = std::vector<std::pair<std::string, benchmark::Counter>>;
 
-template <class ExecutionSpace>
-constexpr bool is_host_space =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                               typename ExecutionSpace::memory_space>::accessible;
+using Details::runs_on_host;
 
 constexpr std::int64_t mib = std::int64_t(1) << 20;
 constexpr double gib = double(std::int64_t(1) << 30);
@@ -64,7 +61,7 @@ constexpr std::int64_t reference_max_cells = 512 * 512;
 // two scratch fields a fused-step backend may add; host spaces also hold the host copy
 // of the coefficients. An estimate on the safe side.
 template <class ExecutionSpace>
-constexpr std::int64_t case_bytes_per_cell = is_host_space<ExecutionSpace> ? 32 : 24;
+constexpr std::int64_t case_bytes_per_cell = runs_on_host<ExecutionSpace> ? 32 : 24;
 
 // ---------------------------------------------------------------------------------------
 // What the machine has.
@@ -567,7 +564,7 @@ template <class ExecutionSpace>
 void register_tuning_family(SpacePlan const& plan) {
   using kokkos::XY;
   using kokkos::YX;
-  if constexpr (is_host_space<ExecutionSpace>) {
+  if constexpr (runs_on_host<ExecutionSpace>) {
     // Host spaces sweep a tile's rows, one loop per row: (y, x) is rows x cells. OpenMP
     // deals tiles out one at a time (schedule(static, 1)): tiles of whole rows keep a
     // thread's rows together. 4096 covers the scenes' rows.
@@ -630,7 +627,7 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
 
 template <class ExecutionSpace>
 void register_tiled_tuning_family(SpacePlan const& plan) {
-  if constexpr (is_host_space<ExecutionSpace>) {
+  if constexpr (runs_on_host<ExecutionSpace>) {
     // Windows of four arrays (folded, uniform κ): 256x128 T=16 is 720 KiB, T=8 610 KiB,
     // 512x64 T=16 870 KiB, 128x128 T=16 400 KiB, 256x256 T=8 1.1 MiB; codes take three
     // arrays: 256x192 T=16 790 KiB.
@@ -673,7 +670,7 @@ SpaceInfo register_space(Options const& options) {
   ExecutionSpace const space;
   SpacePlan plan;
   plan.options = options;
-  plan.host = is_host_space<ExecutionSpace>;
+  plan.host = runs_on_host<ExecutionSpace>;
   plan.info = describe_space(space);
   plan.info.copy_bytes = plan.copy_bytes();
   try {
@@ -696,7 +693,7 @@ SpaceInfo register_space(Options const& options) {
           plan, "scene", backend, scene_name,
           [scene_name](SpacePlan const& p) { return p.scene_workload(builtin_scene(scene_name)); });
     }
-    if constexpr (is_host_space<ExecutionSpace>) {
+    if constexpr (runs_on_host<ExecutionSpace>) {
       register_plain_loop<ExecutionSpace>(plan, scene_name);
     }
   }

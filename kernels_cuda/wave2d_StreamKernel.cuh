@@ -429,7 +429,7 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
                                                         << window_kind_shift;
   }
 
-  // General windows first, then damped, then interior ones.
+  // The slowest kind first (StreamWindowKind's order): general, walled, damped, interior.
   std::stable_sort(parts.entries, parts.entries + windows, [](std::uint32_t a, std::uint32_t b) {
     return (a >> window_kind_shift) > (b >> window_kind_shift);
   });

@@ -3,6 +3,7 @@
 #ifndef WAVE2D_MDRANGE_STEPPER_HPP
 #define WAVE2D_MDRANGE_STEPPER_HPP
 
+#include <backend/detail/wave2d_KokkosHelpers.hpp>
 #include <backend/wave2d_DeviceCoefficients.hpp>
 #include <backend/wave2d_Receivers.hpp>
 #include <backend/wave2d_Stepper.hpp>
@@ -33,9 +34,7 @@ struct MDRangeTiling {
 #else
   static constexpr bool is_cuda = false;
 #endif
-  static constexpr bool on_host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                 typename ExecutionSpace::memory_space>::accessible;
+  static constexpr bool on_host = Details::runs_on_host<ExecutionSpace>;
   using order = std::conditional_t<is_cuda, XY, YX>;
   // CUDA: a block of 32 x 8 threads. Host: tiles of 16 rows by up to 4096 cells, whole
   // rows of most grids: OpenMP deals tiles out one at a time (schedule(static, 1)), and

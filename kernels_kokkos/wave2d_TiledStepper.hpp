@@ -11,10 +11,10 @@
 // team reads what another team of the launch writes.
 //
 // Rows go to the team's threads, columns to the vector level: CPUs vectorize along x
-// (a step's row is core/wave2d_HostRows.hpp's update_row_folded, built for AVX2 too and
-// chosen for the CPU at load), GPUs coalesce. Cells of fixed value are selected, not branched over (0); in the few
-// tiles whose window holds a source (flagged once, when the stepper is made) a second
-// pass over each row sets the sources.
+// (their row loops are core/wave2d_HostRows.hpp's, built for AVX2 too and chosen for the
+// CPU at load), GPUs coalesce. Cells of fixed value are selected, not branched over (0);
+// in the few tiles whose window holds a source (flagged once, when the stepper is made)
+// a second pass over each row sets the sources.
 //
 // The window's coefficients come in one of two forms (TiledShape::folded). Codes (and
 // κ): the step evaluates stencil()'s two coefficient subexpressions per cell and step.
@@ -81,8 +81,7 @@ struct TiledShape {
 // T = 4 (56x24 tiles), 32 KiB of scratch with per-cell κ, rows on a warp's lanes.
 template <class ExecutionSpace>
 TiledShape tiled_shape_for() {
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                           typename ExecutionSpace::memory_space>::accessible) {
+  if constexpr (Details::runs_on_host<ExecutionSpace>) {
     return {256, 128, 16, 1, 1, true};
   } else {
     return {56, 24, 4, 8, 32, false};
@@ -98,9 +97,7 @@ TiledShape tiled_shape_for() {
 template <class ExecutionSpace, bool UniformKappa, bool Folded>
 struct TiledSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  static constexpr bool on_host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                 typename ExecutionSpace::memory_space>::accessible;
+  static constexpr bool on_host = Details::runs_on_host<ExecutionSpace>;
 
   KernelParams params;
   float const* in_previous;
@@ -152,11 +149,8 @@ struct TiledSteps {
     if constexpr (on_host) {
       fold_row(cu + begin, cp + begin, code, kappa, params.kappa_uniform, end - begin);
     } else {
-      for (int x = first; x < end - begin; x += stride) {
-        float const k = UniformKappa ? params.kappa_uniform : kappa[x];
-        cu[begin + x] = folded_cu(code[x], k);
-        cp[begin + x] = folded_cp(code[x]);
-      }
+      fold_cells<UniformKappa>(cu + begin, cp + begin, code, kappa, params.kappa_uniform, first,
+                               end - begin, stride);
     }
     for (int x = end + first; x < count; x += stride) {
       cu[x] = cell_code::fixed_zero;
@@ -353,7 +347,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
 
   std::string configuration() const override {
     std::string const shape = shape_.describe(coefficients_.params().kappa != nullptr);
-    if constexpr (TiledSteps<ExecutionSpace, true, true>::on_host) {
+    if constexpr (Details::runs_on_host<ExecutionSpace>) {
       if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
     }
     return shape;

@@ -140,6 +140,19 @@ WAVE2D_HOST_DEVICE inline void update_cells_folded(
   }
 }
 
+// The folded coefficients (cu, cp) of the cells first, first + stride, ... < n from their
+// code (and κ, read only when per cell).
+template <bool UniformKappa>
+WAVE2D_HOST_DEVICE inline void fold_cells(float* __restrict__ cu, float* __restrict__ cp,
+                                          float const* __restrict__ code,
+                                          float const* __restrict__ kappa, float kappa_uniform,
+                                          int first, int n, int stride) {
+  for (int i = first; i < n; i += stride) {
+    cu[i] = folded_cu(code[i], UniformKappa ? kappa_uniform : kappa[i]);
+    cp[i] = folded_cp(code[i]);
+  }
+}
+
 // u_next for a cell whose code is negative.
 WAVE2D_HOST_DEVICE inline float fixed_value(float code, Waveform const* sources, float t) {
   return code == cell_code::fixed_zero ? 0.0f : sources[cell_code::source_index(code)].value(t);

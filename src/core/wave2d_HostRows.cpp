@@ -19,8 +19,8 @@ namespace wave2d {
 namespace {
 
 WAVE2D_HOST_ROWS_CLONES void update_row_uniform(float* prev, float const* cur, float const* cu,
-                                                float const* cp, float kappa, int pitch,
-                                                int begin, int end) {
+                                                float const* cp, float kappa, int pitch, int begin,
+                                                int end) {
   update_cells_folded<true>(prev, cur, cu, cp, nullptr, kappa, pitch, begin, end, 1);
 }
 
@@ -30,22 +30,14 @@ WAVE2D_HOST_ROWS_CLONES void update_row_per_cell(float* prev, float const* cur, 
   update_cells_folded<false>(prev, cur, cu, cp, kappa, 0.0f, pitch, begin, end, 1);
 }
 
-WAVE2D_HOST_ROWS_CLONES void fold_row_uniform(float* __restrict__ cu, float* __restrict__ cp,
-                                              float const* __restrict__ code, float kappa,
+WAVE2D_HOST_ROWS_CLONES void fold_row_uniform(float* cu, float* cp, float const* code, float kappa,
                                               int n) {
-  for (int i = 0; i < n; ++i) {
-    cu[i] = folded_cu(code[i], kappa);
-    cp[i] = folded_cp(code[i]);
-  }
+  fold_cells<true>(cu, cp, code, nullptr, kappa, 0, n, 1);
 }
 
-WAVE2D_HOST_ROWS_CLONES void fold_row_per_cell(float* __restrict__ cu, float* __restrict__ cp,
-                                               float const* __restrict__ code,
-                                               float const* __restrict__ kappa, int n) {
-  for (int i = 0; i < n; ++i) {
-    cu[i] = folded_cu(code[i], kappa[i]);
-    cp[i] = folded_cp(code[i]);
-  }
+WAVE2D_HOST_ROWS_CLONES void fold_row_per_cell(float* cu, float* cp, float const* code,
+                                               float const* kappa, int n) {
+  fold_cells<false>(cu, cp, code, kappa, 0.0f, 0, n, 1);
 }
 
 }  // namespace

@@ -10,6 +10,12 @@
 
 namespace wave2d::Details {
 
+// Whether an execution space runs on the host (its memory is the host's).
+template <class ExecutionSpace>
+inline constexpr bool runs_on_host =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                               typename ExecutionSpace::memory_space>::accessible;
+
 template <class ExecutionSpace, class View>
 void fill(ExecutionSpace const& space, View const& view, typename View::value_type value,
           std::string const& label) {

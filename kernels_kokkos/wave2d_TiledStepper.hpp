@@ -147,7 +147,9 @@ struct TiledSteps {
       cp[x] = cp_fixed;
     }
     if constexpr (on_host) {
-      fold_row(cu + begin, cp + begin, code, kappa, params.kappa_uniform, end - begin);
+      // Host-only code (GCC's clones), kept out of the device pass of a host space's functor.
+      KOKKOS_IF_ON_HOST(
+          (fold_row(cu + begin, cp + begin, code, kappa, params.kappa_uniform, end - begin);))
     } else {
       fold_cells<UniformKappa>(cu + begin, cp + begin, code, kappa, params.kappa_uniform, first,
                                end - begin, stride);
@@ -241,7 +243,8 @@ struct TiledSteps {
         int const end = row + window_x - 1 - s;
         lanes(team, [&](int first, int stride) {
           if constexpr (Folded && on_host) {
-            update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);
+            KOKKOS_IF_ON_HOST(
+                (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
           } else if constexpr (Folded) {
             update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
                                               begin + first, end, stride);

@@ -20,6 +20,14 @@
 #define KOKKOS_VERSION_PATCH (KOKKOS_VERSION % 100)
 #endif
 
+// Code for the host pass only (Kokkos 3.6 added the macro; before it, wave2d builds for
+// host spaces alone).
+#ifndef KOKKOS_IF_ON_HOST
+#define WAVE2D_IMPL_STRIP_PARENS(...) __VA_ARGS__
+#define KOKKOS_IF_ON_HOST(CODE) \
+  { WAVE2D_IMPL_STRIP_PARENS CODE }
+#endif
+
 namespace wave2d {
 
 // space.fence(label); Kokkos before 3.5 has no labelled fences (nor reports fences to tools).

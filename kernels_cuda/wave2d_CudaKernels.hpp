@@ -64,7 +64,6 @@ struct StreamLayout {
   int segments = 0;
   int rows = 0;             // output rows per segment
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
-  int spread = 1;           // the queue hands out every spread-th segment first
 };
 
 // What a window holds, and so what its walk reads per cell; in the order of their cost.
@@ -80,7 +79,7 @@ std::string describe(
     StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
 // The number of plan entries (device std::uint32_t) a layout and its receivers need.
 inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {
-  return 2 + 4 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
+  return 2 + 2 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
 }
 // Fills the plan: the windows' kinds, the order they are taken in, and which receivers
 // (params.receivers.cells) each records; once per grid. Synchronizes `stream`.

@@ -19,12 +19,6 @@
 // (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
 // take windows from a queue until none is left, so the fast ones even out the end.
 //
-// A walk costs T(T - 1) level-rows more than its output rows (the levels start above the
-// segment and end below it): 29% on segments of 24 rows, which the queue needs short.
-// So a warp that ends a window goes on into the next segment of its strip when that is
-// of the same kind and nobody has taken it yet, without starting again (Chained): the
-// queue hands out segments spread apart first, and walks then grow into the gaps.
-//
 // Receivers are recorded where each level computes them: a window whose output cells
 // hold receivers is walked as a general one, with its receivers' list (by row) from the
 // plan; the other windows' walks hold no trace of them.
@@ -38,17 +32,15 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3, bool Chained = true>
+template <int FusedSteps, int BlocksPerSM = 3>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  static constexpr bool chained = Chained;
   static constexpr int cells_x = 4;                  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
@@ -62,8 +54,6 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (Chained ? ", chained from every " + std::to_string(layout.spread) + " segments"
-                    : ", unchained") +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
@@ -89,77 +79,18 @@ struct WindowReceivers {
   int end = 0;
 };
 
-// The plan (stream_plan_size): plan[0] counts the entries popped from the queue; then,
-// by window index, whether a warp has taken the window (these two are zeroed before each
-// launch); the windows' entries in the order the queue hands them out; each window's
-// kind, by index; where each window's receivers start in the ids that follow (windows + 1
-// offsets).
+// The plan (stream_plan_size): plan[0] counts the windows taken; then the windows'
+// entries in the order they are taken; then, by window index, where each window's
+// receivers start in the ids that follow (windows + 1 offsets).
 struct PlanParts {
   std::uint32_t* counter;
-  std::uint32_t* taken;
   std::uint32_t* entries;
-  std::uint32_t* kinds;
   std::uint32_t* receiver_offsets;
   std::uint32_t* receiver_ids;
 };
 
 __host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_t windows) {
-  return {plan,
-          plan + 1,
-          plan + 1 + windows,
-          plan + 1 + 2 * windows,
-          plan + 1 + 3 * windows,
-          plan + 2 + 4 * windows};
-}
-
-// The walk a window of this kind takes: with κ per cell there is no interior walk.
-template <bool UniformKappa>
-__host__ __device__ constexpr StreamWindowKind walk_kind(StreamWindowKind kind) {
-  return !UniformKappa && kind == StreamWindowKind::interior ? StreamWindowKind::damped : kind;
-}
-
-// Lane 0 of a warp takes window `index` if no warp has; true if it did.
-__device__ inline bool take(PlanParts const& parts, std::uint32_t index) {
-  return atomicCAS(parts.taken + index, 0u, 1u) == 0u;
-}
-
-inline constexpr std::uint32_t no_entry = 0xffffffffu;
-
-// The queue's next entry, for the whole warp; no_entry when none is left.
-__device__ inline std::uint32_t pop(PlanParts const& parts, std::uint32_t windows) {
-  std::uint32_t popped = 0;
-  if (threadIdx.x % 32 == 0) popped = atomicAdd(parts.counter, 1u);
-  popped = __shfl_sync(0xffffffffu, popped, 0);
-  return popped < windows ? parts.entries[popped] : no_entry;
-}
-
-// The queue's next entry whose window no walk has grown into, taken. Walks take
-// windows far ahead in the queue, so the warp looks at 32 entries at once (one by one,
-// each a round trip to L2, cost more than the walks saved) and moves the counter past
-// those it found taken.
-__device__ inline std::uint32_t pop_untaken(PlanParts const& parts, std::uint32_t windows) {
-  int const lane = int(threadIdx.x) % 32;
-  for (;;) {
-    std::uint32_t first = 0;
-    if (lane == 0) first = atomicAdd(parts.counter, 1u);
-    first = __shfl_sync(0xffffffffu, first, 0);
-    if (first >= windows) return no_entry;
-    std::uint32_t const at = first + std::uint32_t(lane);
-    std::uint32_t const entry = at < windows ? parts.entries[at] : no_entry;
-    bool const free = entry != no_entry && parts.taken[entry & window_index_mask] == 0u;
-    std::uint32_t const frees = __ballot_sync(0xffffffffu, free);
-    if (frees == 0) {
-      if (lane == 0) atomicMax(parts.counter, first + 32u);
-      continue;
-    }
-    int const chosen = __ffs(frees) - 1;
-    bool taken = false;
-    if (lane == chosen) {
-      taken = take(parts, entry & window_index_mask);
-      if (taken && chosen > 0) atomicMax(parts.counter, at + 1u);
-    }
-    if (__shfl_sync(0xffffffffu, taken, chosen)) return __shfl_sync(0xffffffffu, entry, chosen);
-  }
+  return {plan, plan + 1, plan + 1 + windows, plan + 2 + 2 * windows};
 }
 
 // Which window records receiver cell (x, y): the one whose output cells hold it.
@@ -185,19 +116,14 @@ __device__ __noinline__ inline float source_value(Waveform const* sources, float
 
 // Walks one window. Kind: what the window holds (StreamWindowKind); general windows also
 // test bounds (only they reach outside the grid) and, when Recording, record receivers.
-// Chaining (Shape::chained, not while recording): at the end of its window the walk
-// goes on into the next segment of the strip if that is of the same walk and untaken.
 template <class Shape, StreamWindowKind Kind, bool UniformKappa, bool Recording>
-__device__ __forceinline__ void walk(KernelParams const& p, StreamLayout const& layout,
-                                     PlanParts const& parts, FieldPointers in, FieldPointers out,
-                                     std::int64_t first_step, std::uint32_t index,
-                                     Window<Shape> w,
+__device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, FieldPointers out,
+                                     std::int64_t first_step, Window<Shape> const w,
                                      [[maybe_unused]] WindowReceivers const receivers) {
   constexpr int T = Shape::steps;
   constexpr int C = Shape::cells_x;
   constexpr bool checked = Kind == StreamWindowKind::general;
   constexpr bool recording = checked && Recording;
-  constexpr bool chaining = Shape::chained && !Recording;
   int const lane = int(threadIdx.x) % 32;
   int const x = w.x + lane * C;  // the lane's first column
 
@@ -229,21 +155,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, StreamLayout const& 
       for (int j = 0; j < C; ++j) ring[k][s][j] = 0.0f;
 
   int r = w.y0 - T - 1;  // the walk's row: level 0 takes row r + 1 and level k row r - k + 1
-  int r_end = w.y_end + T - 2;  // level 1's last needed row
-  // The next segment of the strip, if the walk can go on into it: taken by lane 0.
-  [[maybe_unused]] auto extend = [&] {
-    std::uint32_t const next = index + std::uint32_t(layout.strips);
-    bool extended = false;
-    if (lane == 0 && w.y_end < p.ny &&
-        walk_kind<UniformKappa>(StreamWindowKind(parts.kinds[next])) == Kind) {
-      extended = take(parts, next);
-    }
-    if (!__shfl_sync(0xffffffffu, extended, 0)) return false;
-    index = next;
-    w.y_end = min(w.y_end + layout.rows, p.ny);
-    r_end = w.y_end + T - 2;
-    return true;
-  };
+  int const r_end = w.y_end + T - 2;  // level 1's last needed row
   // Per-cell coefficients of a row, fixed-zero outside the grid.
   auto load_coefficients = [&](int row, float(&code)[C], float(&kappa)[C]) {
     if constexpr (Kind != StreamWindowKind::interior) {
@@ -349,11 +261,6 @@ __device__ __forceinline__ void walk(KernelParams const& p, StreamLayout const& 
         ring[k][middle][j] = ring[k][newest][j];
       }
     }
-    // Levels below the window's end never skip a row (their rows beyond it are still
-    // needed by the next levels), so the walk goes on as if the window had been longer.
-    if constexpr (chaining) {
-      if (r == r_end) extend();
-    }
   }
 }
 
@@ -373,26 +280,29 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
   using namespace stream_detail;
   std::uint32_t const windows = std::uint32_t(layout.strips) * layout.segments;
   PlanParts const parts = plan_parts(plan, windows);
-  constexpr bool chaining = Shape::chained && !Recording;
   for (;;) {
-    std::uint32_t const entry = chaining ? pop_untaken(parts, windows) : pop(parts, windows);
-    if (entry == no_entry) return;
+    std::uint32_t taken = 0;
+    if (threadIdx.x % 32 == 0) taken = atomicAdd(parts.counter, 1u);
+    taken = __shfl_sync(0xffffffffu, taken, 0);
+    if (taken >= windows) return;
+    std::uint32_t const entry = parts.entries[taken];
     std::uint32_t const index = entry & window_index_mask;
     auto const w = window_of<Shape>(layout, params, index);
-    switch (walk_kind<UniformKappa>(StreamWindowKind(entry >> window_kind_shift))) {
+    switch (StreamWindowKind(entry >> window_kind_shift)) {
       case StreamWindowKind::interior:
         if constexpr (UniformKappa) {
-          walk<Shape, StreamWindowKind::interior, UniformKappa, false>(
-              params, layout, parts, in, out, first_step, index, w, {});
+          walk<Shape, StreamWindowKind::interior, UniformKappa, false>(params, in, out, first_step,
+                                                                       w, {});
+          break;
         }
-        break;
+        [[fallthrough]];
       case StreamWindowKind::damped:
-        walk<Shape, StreamWindowKind::damped, UniformKappa, false>(params, layout, parts, in, out,
-                                                                   first_step, index, w, {});
+        walk<Shape, StreamWindowKind::damped, UniformKappa, false>(params, in, out, first_step, w,
+                                                                   {});
         break;
       case StreamWindowKind::walled:
-        walk<Shape, StreamWindowKind::walled, UniformKappa, false>(params, layout, parts, in, out,
-                                                                   first_step, index, w, {});
+        walk<Shape, StreamWindowKind::walled, UniformKappa, false>(params, in, out, first_step, w,
+                                                                   {});
         break;
       default: {
         WindowReceivers receivers;
@@ -400,8 +310,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
           receivers = {parts.receiver_ids, int(parts.receiver_offsets[index]),
                        int(parts.receiver_offsets[index + 1])};
         }
-        walk<Shape, StreamWindowKind::general, UniformKappa, Recording>(
-            params, layout, parts, in, out, first_step, index, w, receivers);
+        walk<Shape, StreamWindowKind::general, UniformKappa, Recording>(params, in, out, first_step,
+                                                                        w, receivers);
       }
     }
   }
@@ -457,7 +367,7 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   // 393 GCells/s with 12 rows, 297 with 24; 3201 x 3201, 2.45 windows a warp: 544 with
   // 24, 484 with 12).
   constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24, half_rows = 12,
-                fewest_rows = 4, max_spread = 8;
+                fewest_rows = 4;
   std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
   std::int64_t const strip_rows = std::int64_t(layout.strips) * params.ny;
   std::int64_t const windows_of_min_rows =
@@ -471,11 +381,6 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
-  // Chain heads: about one per resident warp at first, the walks growing into the gaps.
-  if constexpr (Shape::chained) {
-    layout.spread = int(std::clamp<std::int64_t>(
-        std::int64_t(layout.strips) * layout.segments / warps, 1, max_spread));
-  }
   return layout;
 }
 
@@ -524,19 +429,10 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
                                                         << window_kind_shift;
   }
 
-  std::copy(parts.entries, parts.entries + windows, parts.kinds);
-  for (std::int64_t i = 0; i < windows; ++i) parts.kinds[i] >>= window_kind_shift;
-
-  // The slowest kind first (StreamWindowKind's order): general, walled, damped, interior;
-  // in each kind every spread-th segment first (the chains' heads), then the next ones.
-  auto const order = [&](std::uint32_t entry) {
-    std::uint32_t const index = entry & window_index_mask;
-    std::uint32_t const segment = index / std::uint32_t(layout.strips);
-    return std::make_tuple(~(entry >> window_kind_shift), segment % std::uint32_t(layout.spread),
-                           segment / std::uint32_t(layout.spread), index);
-  };
-  std::sort(parts.entries, parts.entries + windows,
-            [&](std::uint32_t a, std::uint32_t b) { return order(a) < order(b); });
+  // The slowest kind first (StreamWindowKind's order): general, walled, damped, interior.
+  std::stable_sort(parts.entries, parts.entries + windows, [](std::uint32_t a, std::uint32_t b) {
+    return (a >> window_kind_shift) > (b >> window_kind_shift);
+  });
   WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, host.data(), host.size() * sizeof(std::uint32_t),
                                     cudaMemcpyHostToDevice, stream));
   WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -560,8 +456,7 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
       std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
-    // The queue's counter and the windows' taken marks.
-    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, (1 + windows) * sizeof(std::uint32_t), stream));
+    WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));  // the counter
     kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, plan, fields, scratch,
                                                   first_step + s);
     WAVE2D_CUDA_CHECK(cudaGetLastError());

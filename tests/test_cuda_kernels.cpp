@@ -6,7 +6,6 @@
 
 #include <cuda_runtime.h>
 
-#include <functional>
 #include <limits>
 
 namespace wave2d::test {
@@ -110,8 +109,7 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
                                 params, fields, scratch, first_step, n_steps, stream);
         break;
       case Kernel::stream: {
-        auto layout = cuda::stream_layout(params, 0);
-        if (adjust_stream_layout) adjust_stream_layout(layout, params);
+        auto const layout = cuda::stream_layout(params, 0);
         DeviceArray<std::uint32_t> plan(cuda::stream_plan_size(layout, params.receivers.count));
         cuda::plan_stream_windows(params, layout, plan.data, stream);
         result = cuda::advance_stream(params, layout, plan.data, fields, scratch, first_step,
@@ -124,9 +122,6 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return {download(result.previous, params), download(result.current, params)};
   }
-
-  // Changes the layout cuda-stream would take (segment rows, the chains' spread).
-  std::function<void(cuda::StreamLayout&, KernelParams const&)> adjust_stream_layout;
 
   void check(Scene const& scene, HostPair const& initial, std::int64_t first_step,
              std::int64_t n_steps, std::string const& what, std::int64_t pitch_extra = 0) {
@@ -202,41 +197,6 @@ TEST_P(CudaKernelTest, GridOfTheStreamLayoutsTwelveRowSegments) {
   Scene const scene = busy_scene(896, ny, 91);
   check(scene, random_pair(scene, 92), 4, 13, "896 x " + std::to_string(ny) + ", 13 steps");
 }
-
-// cuda-stream's walks go on into the next segment of their strip when it is free and
-// of the same kind: every segment length and spread of the chains' first segments
-// must give the same result, on windows of every kind.
-class StreamLayoutTest : public CudaKernelTest {};
-
-TEST_P(StreamLayoutTest, ChainsOfSegmentsOfEveryLength) {
-  Scene scene = point_source_scene(601);
-  scene.walls.assign(std::size_t(scene.cells()), 0);
-  for (std::int32_t y = 1; y < scene.ny - 1; ++y) {
-    if (y < 250 || y > 280) scene.walls[std::size_t(scene.index(407, y))] = 1;
-  }
-  auto const initial = random_pair(scene, 21);
-  auto const take_layout = [&](int rows, int spread) {
-    adjust_stream_layout = [=](cuda::StreamLayout& layout, KernelParams const& params) {
-      layout.rows = rows;
-      layout.segments = (params.ny + rows - 1) / rows;
-      layout.spread = spread;
-    };
-  };
-  for (int rows : {4, 7, 24, 601}) {
-    for (int spread : {1, 2, 3, 5}) {
-      take_layout(rows, spread);
-      check(scene, initial, 5, 29,
-            "601 x 601, " + std::to_string(rows) + " rows, spread " + std::to_string(spread));
-    }
-  }
-  scene.speed.assign(std::size_t(scene.cells()), scene.c);
-  for (std::size_t i = 0; i < scene.speed.size(); i += 3) scene.speed[i] *= 0.9f;
-  take_layout(4, 5);
-  check(scene, initial, 5, 29, "601 x 601, 4 rows, spread 5, speed per cell");
-}
-
-INSTANTIATE_TEST_SUITE_P(StreamKernel, StreamLayoutTest, testing::Values(Kernel::stream),
-                         kernel_name);
 
 TEST_P(CudaKernelTest, PitchedRows) {
   Scene const scene = busy_scene(150, 70, 42);

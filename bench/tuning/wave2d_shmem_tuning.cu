@@ -81,17 +81,15 @@ Variant shmem_variant() {
   return v;
 }
 
-// cuda-stream of T steps; rows > 0 overrides the segment length the layout picks, and
-// spread > 0 the distance between the chains' first segments.
-template <int T, int BlocksPerSM = 3, bool Chained = true>
-Variant stream_variant(KernelParams const& params, int rows = 0, int spread = 0) {
-  using Shape = StreamShape<T, BlocksPerSM, Chained>;
+// cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
+template <int T, int BlocksPerSM = 3>
+Variant stream_variant(KernelParams const& params, int rows = 0) {
+  using Shape = StreamShape<T, BlocksPerSM>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
     layout.segments = (params.ny + rows - 1) / rows;
   }
-  if (spread > 0) layout.spread = spread;
   std::uint32_t* plan = nullptr;  // lives as long as the program
   WAVE2D_CUDA_CHECK(
       cudaMalloc(&plan, stream_plan_size(layout, params.receivers.count) * sizeof(std::uint32_t)));
@@ -199,13 +197,15 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
     auto const& params = buffers.params();
     variants.push_back(stream_variant<8>(params));
-    variants.push_back(stream_variant<8, 3, false>(params));  // each window walked alone
-    for (int rows : {8, 12, 16, 24, 32, 48}) {
-      for (int spread : {1, 2, 3, 4, 6}) variants.push_back(stream_variant<8>(params, rows, spread));
-    }
-    variants.push_back(stream_variant<8, 3, false>(params, 4));
-    variants.push_back(stream_variant<8, 3, false>(params, 12));
+    variants.push_back(
+        stream_variant<8>(params, 4));  // shorter segments: more windows on small grids
+    variants.push_back(stream_variant<8>(params, 8));
+    variants.push_back(stream_variant<8>(params, 12));
+    variants.push_back(stream_variant<8>(params, 20));
+    variants.push_back(stream_variant<8>(params, 28));
+    variants.push_back(stream_variant<8, 4>(params, 20));
     variants.push_back(stream_variant<8, 4>(params, 24));
+    variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
     variants.push_back(stream_variant<6, 4>(params, 24));
     // --only SUBSTRING keeps the one-pass kernels (cuda-naive, the reference of the ratios)

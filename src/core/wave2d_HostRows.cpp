@@ -4,9 +4,11 @@
 #include <cstddef>
 
 // GCC and Clang on x86-64 with glibc: one clone per target, an ifunc picks one at load.
+// AVX-512F brings FMA, which would change the bits: this file is built without
+// contraction (src/CMakeLists.txt).
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
-#define WAVE2D_HOST_ROWS_CLONES __attribute__((target_clones("avx2", "default")))
+#define WAVE2D_HOST_ROWS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define WAVE2D_HOST_ROWS_CLONED
 #endif
 #endif
@@ -61,10 +63,14 @@ void update_row_folded(float* prev, float const* cur, float const* cu, float con
 }
 
 char const* host_rows_isa() {
-#if defined(__AVX2__)
-  return "avx2";  // the whole build is
+#if defined(__AVX512F__)
+  return "avx512f";  // the whole build is
 #elif defined(__x86_64__) && defined(WAVE2D_HOST_ROWS_CLONED)
-  return __builtin_cpu_supports("avx2") ? "avx2" : "baseline";
+  return __builtin_cpu_supports("avx512f") ? "avx512f"
+         : __builtin_cpu_supports("avx2")  ? "avx2"
+                                           : "baseline";
+#elif defined(__AVX2__)
+  return "avx2";  // the whole build is
 #else
   return "baseline";
 #endif

@@ -1,7 +1,8 @@
-// The row loops of the fused kernels on CPUs (kokkos-tiled's steps and loads), compiled once more
-// for AVX2 and chosen for the CPU at hand when the library loads: a portable build, made
-// for the baseline x86-64 (SSE2), still runs it with 8-wide vectors where the CPU has
-// them. update_cells_folded's expressions, no FMA: the same bits on every CPU.
+// The row loops of the fused kernels on CPUs (kokkos-tiled's steps and loads), compiled
+// twice more, for AVX-512F and AVX2, and chosen for the CPU at hand when the library
+// loads: a portable build, made for the baseline x86-64 (SSE2), still runs them with 16-
+// or 8-wide vectors where the CPU has them. update_cells_folded's expressions, never
+// contracted to FMA: the same bits on every CPU.
 #ifndef WAVE2D_HOST_ROWS_HPP
 #define WAVE2D_HOST_ROWS_HPP
 
@@ -17,7 +18,7 @@ void update_row_folded(float* prev, float const* cur, float const* cu, float con
 void fold_row(float* cu, float* cp, float const* code, float const* kappa, float kappa_uniform,
               int n);
 
-// Which code update_row_folded and fold_row run here: "avx2" or "baseline".
+// Which code update_row_folded and fold_row run here: "avx512f", "avx2" or "baseline".
 char const* host_rows_isa();
 
 }  // namespace wave2d

@@ -37,13 +37,10 @@
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3, int RowsAhead = 2>
+template <int FusedSteps, int BlocksPerSM = 3>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  // How many walk rows ahead the fields' rows are loaded (1 or 2): a walk row takes less
-  // time than a load from DRAM.
-  static constexpr int rows_ahead = RowsAhead;
   static constexpr int cells_x = 4;                  // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
@@ -57,8 +54,7 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
-           (RowsAhead != 2 ? ", loads " + std::to_string(RowsAhead) + " row ahead" : "");
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
   }
 };
 
@@ -175,15 +171,9 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
   };
 
-  // The fields' rows for the next walk rows: [0] for r + 1, [1] (rows_ahead 2) for r + 2.
-  constexpr int ahead = Shape::rows_ahead;
-  static_assert(ahead == 1 || ahead == 2);
-  float next_current[ahead][C], next_previous[ahead][C];
-#pragma unroll
-  for (int a = 0; a < ahead; ++a) {
-    load_row(in.current, r + 1 + a, next_current[a]);
-    load_row(in.previous, r + a, next_previous[a]);
-  }
+  float next_current[C], next_previous[C];
+  load_row(in.current, r + 1, next_current);
+  load_row(in.previous, r, next_previous);
 
   // The receivers on the rows the levels compute at this walk row, r - T + 1 .. r:
   // [first_receiver, last_receiver) of the window's list.
@@ -200,15 +190,11 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     float previous_u[C];
 #pragma unroll
     for (int j = 0; j < C; ++j) {
-      ring[0][newest][j] = next_current[0][j];
-      previous_u[j] = next_previous[0][j];
-      if constexpr (ahead == 2) {
-        next_current[0][j] = next_current[1][j];
-        next_previous[0][j] = next_previous[1][j];
-      }
+      ring[0][newest][j] = next_current[j];
+      previous_u[j] = next_previous[j];
     }
-    load_row(in.current, r + 1 + ahead, next_current[ahead - 1]);
-    load_row(in.previous, r + ahead, next_previous[ahead - 1]);
+    load_row(in.current, r + 2, next_current);
+    load_row(in.previous, r + 1, next_previous);
 
 #pragma unroll
     for (int k = 1; k <= T; ++k) {

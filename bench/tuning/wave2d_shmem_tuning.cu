@@ -82,9 +82,9 @@ Variant shmem_variant() {
 }
 
 // cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
-template <int T, int BlocksPerSM = 3, int RowsAhead = 2>
+template <int T, int BlocksPerSM = 3>
 Variant stream_variant(KernelParams const& params, int rows = 0) {
-  using Shape = StreamShape<T, BlocksPerSM, RowsAhead>;
+  using Shape = StreamShape<T, BlocksPerSM>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -197,8 +197,6 @@ int main(int argc, char** argv) {
     variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
     auto const& params = buffers.params();
     variants.push_back(stream_variant<8>(params));
-    variants.push_back(stream_variant<8, 3, 1>(params));  // loads one walk row ahead
-    variants.push_back(stream_variant<8, 3, 1>(params, 12));
     variants.push_back(
         stream_variant<8>(params, 4));  // shorter segments: more windows on small grids
     variants.push_back(stream_variant<8>(params, 8));

@@ -591,23 +591,30 @@ void register_tuning_family(SpacePlan const& plan) {
 }
 
 // kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>,
-// with /codes or /folded appended where the coefficients' form is not the space's default.
+// with /codes or /folded appended where the coefficients' form is not the space's default,
+// and /team<N> where the team size is not.
 template <class ExecutionSpace>
 void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps,
-                           std::optional<bool> folded = std::nullopt) {
+                           std::optional<bool> folded = std::nullopt,
+                           std::optional<int> team_size = std::nullopt) {
   kokkos::TiledShape shape = kokkos::tiled_shape_for<ExecutionSpace>();
   kokkos::TiledShape const default_shape = shape;
   shape.tile_x = tile_x;
   shape.tile_y = tile_y;
   shape.steps = steps;
   shape.folded = folded.value_or(default_shape.folded);
+  shape.team_size = team_size.value_or(default_shape.team_size);
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
-                          steps == default_shape.steps && shape.folded == default_shape.folded;
+                          steps == default_shape.steps && shape.folded == default_shape.folded &&
+                          shape.team_size == default_shape.team_size;
   std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
                            std::to_string(tile_y) + "/T" + std::to_string(steps) +
                            (shape.folded == default_shape.folded ? ""
                             : shape.folded                       ? "/folded"
-                                                                 : "/codes");
+                                                                 : "/codes") +
+                           (shape.team_size == default_shape.team_size
+                                ? ""
+                                : "/team" + std::to_string(shape.team_size));
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
@@ -641,10 +648,20 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
     register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, false);
     register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, false);
   } else {
-    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4}}) {
+    // Windows of (tile + 2T) cells a side, rows padded to 16 cells; codes and two fields
+    // (uniform κ) take 12 bytes a cell: 64x32 24 KiB, 96x32 36 KiB, 112x32 and 64x56 42 KiB,
+    // 96x40 45 KiB. Kokkos gives a team at most the 48 KiB a block gets unasked
+    // (sharedMemPerBlock): 128x32 and 64x64 fail with "insufficient shared memory".
+    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4},
+                             std::array{88, 24, 4}, std::array{56, 40, 4}, std::array{48, 24, 8},
+                             std::array{40, 40, 8}, std::array{104, 24, 4}, std::array{88, 32, 4},
+                             std::array{72, 24, 8}, std::array{88, 16, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
     register_tiled_tuning<ExecutionSpace>(plan, 56, 24, 4, true);
+    for (int team_size : {4, 16}) {
+      register_tiled_tuning<ExecutionSpace>(plan, 56, 24, 4, std::nullopt, team_size);
+    }
   }
 }
 

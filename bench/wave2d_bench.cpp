@@ -607,14 +607,13 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
                           steps == default_shape.steps && shape.folded == default_shape.folded &&
                           shape.team_size == default_shape.team_size;
-  std::string const name = "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
-                           std::to_string(tile_y) + "/T" + std::to_string(steps) +
-                           (shape.folded == default_shape.folded ? ""
-                            : shape.folded                       ? "/folded"
-                                                                 : "/codes") +
-                           (shape.team_size == default_shape.team_size
-                                ? ""
-                                : "/team" + std::to_string(shape.team_size));
+  std::string const name =
+      "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
+      std::to_string(tile_y) + "/T" + std::to_string(steps) +
+      (shape.folded == default_shape.folded ? ""
+       : shape.folded                       ? "/folded"
+                                            : "/codes") +
+      (shape.team_size == default_shape.team_size ? "" : "/team" + std::to_string(shape.team_size));
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;

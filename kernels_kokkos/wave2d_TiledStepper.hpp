@@ -12,9 +12,9 @@
 //
 // Rows go to the team's threads, columns to the vector level: CPUs vectorize along x
 // (their row loops are core/wave2d_HostRows.hpp's, built for AVX-512F and AVX2 too and
-// chosen for the CPU at load), GPUs coalesce. Cells of fixed value are selected, not branched over (0);
-// in the few tiles whose window holds a source (flagged once, when the stepper is made)
-// a second pass over each row sets the sources.
+// chosen for the CPU at load), GPUs coalesce. Cells of fixed value are selected, not
+// branched over (0); in the few tiles whose window holds a source (flagged once, when the
+// stepper is made) a second pass over each row sets the sources.
 //
 // The window's coefficients come in one of two forms (TiledShape::folded). Codes (and
 // κ): the step evaluates stencil()'s two coefficient subexpressions per cell and step.

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -316,6 +317,16 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                TiledShape shape = tiled_shape_for<ExecutionSpace>())
       : coefficients_(std::move(coefficients)), shape_(shape) {
     KernelParams const& params = coefficients_.params();
+    // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only
+    // after taking one of the instance's scratch pools, and a failed launch never gives
+    // it back, so launches after it would wait for a pool forever.
+    std::size_t const scratch = shape_.scratch_bytes(params.kappa != nullptr);
+    if (auto const limit = Details::team_scratch_limit(space, shape_.team_size);
+        limit && scratch > *limit) {
+      throw std::invalid_argument("kokkos-tiled: " + shape_.describe(params.kappa != nullptr) +
+                                  " needs more team scratch than the device gives a team (" +
+                                  std::to_string(*limit / 1024) + " KiB)");
+    }
     tiles_x_ = std::max(1, (params.nx + shape_.tile_x - 1) / shape_.tile_x);
     tiles_y_ = std::max(1, (params.ny + shape_.tile_y - 1) / shape_.tile_y);
     tile_has_source_ = Details::allocate<Kokkos::View<int*, MemorySpace>>(

@@ -6,6 +6,8 @@
 #include <kernels_kokkos/wave2d_TiledStepper.hpp>
 
 #include <array>
+#include <stdexcept>
+#include <string>
 
 namespace wave2d::test {
 namespace {
@@ -121,6 +123,34 @@ TEST_P(TiledTest, UniformSpeedWithWalls) {
   shape.tile_y = 10;
   shape.steps = 4;
   check(shape, scene, zeros(scene), 0, 61, "a slit");
+}
+
+// A window larger than a device gives a team is refused when the stepper is made, with
+// the shape named, and the instance still runs a stepper that fits; host spaces, whose
+// scratch is ordinary memory, run it.
+TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
+  Scene const scene = busy_scene(300, 200, 61);
+  auto large = default_shape();
+  large.tile_x = 240;  // a 256 x 136 window: 136 KiB an array
+  large.tile_y = 120;
+  large.steps = 8;
+  auto const initial = random_pair(scene, 62);
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace const space;
+    auto const limit = Details::team_scratch_limit(space, large.team_size);
+    if (limit) {
+      ASSERT_GT(large.scratch_bytes(false), *limit) << "the test's window fits this device";
+      using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
+      try {
+        [[maybe_unused]] Tiled const refused(space, make_coefficients(space, scene), large);
+        ADD_FAILURE() << "a " << large.describe(false) << " was accepted";
+      } catch (std::invalid_argument const& e) {
+        EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
+      }
+      large = default_shape();
+    }
+  });
+  check(large, scene, initial, 3, 21, "300 x 200, after the large window");
 }
 
 std::vector<std::string> spaces() {

@@ -5,6 +5,8 @@
 
 #include <wave2d_KokkosCompat.hpp>
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -15,6 +17,23 @@ template <class ExecutionSpace>
 inline constexpr bool runs_on_host =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                typename ExecutionSpace::memory_space>::accessible;
+
+// The most level-0 team scratch a launch of teams of team_size threads may ask of the
+// device, where Kokkos checks it: on CUDA, a block's shared memory (sharedMemPerBlock,
+// without opting in to more) less the 8 * (team_size + 2) bytes Kokkos keeps. Empty on
+// host spaces, whose scratch is ordinary memory.
+template <class ExecutionSpace>
+std::optional<std::size_t> team_scratch_limit(ExecutionSpace const& space, int team_size) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    return std::size_t(space.cuda_device_prop().sharedMemPerBlock) -
+           sizeof(double) * std::size_t(team_size + 2);
+  }
+#endif
+  (void)space;
+  (void)team_size;
+  return std::nullopt;
+}
 
 template <class ExecutionSpace, class View>
 void fill(ExecutionSpace const& space, View const& view, typename View::value_type value,

@@ -320,10 +320,10 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only
     // after taking one of the instance's scratch pools, and a failed launch never gives
     // it back, so launches after it would wait for a pool forever.
-    std::size_t const scratch = shape_.scratch_bytes(params.kappa != nullptr);
+    bool const per_cell_kappa = params.kappa != nullptr;
     if (auto const limit = Details::team_scratch_limit(space, shape_.team_size);
-        limit && scratch > *limit) {
-      throw std::invalid_argument("kokkos-tiled: " + shape_.describe(params.kappa != nullptr) +
+        limit && shape_.scratch_bytes(per_cell_kappa) > *limit) {
+      throw std::invalid_argument("kokkos-tiled: " + shape_.describe(per_cell_kappa) +
                                   " needs more team scratch than the device gives a team (" +
                                   std::to_string(*limit / 1024) + " KiB)");
     }

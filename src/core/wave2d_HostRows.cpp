@@ -1,8 +1,6 @@
 #include <core/wave2d_CellRule.hpp>
 #include <core/wave2d_HostRows.hpp>
 
-#include <cstddef>
-
 // GCC and Clang on x86-64 with glibc: one clone per target, an ifunc picks one at load.
 // AVX-512F brings FMA, which would change the bits: this file is built without
 // contraction (src/CMakeLists.txt).

@@ -657,9 +657,9 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
                              std::array{72, 24, 8}, std::array{88, 16, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 56, 24, 4, true);
+    register_tiled_tuning<ExecutionSpace>(plan, 48, 24, 8, true);
     for (int team_size : {4, 16}) {
-      register_tiled_tuning<ExecutionSpace>(plan, 56, 24, 4, std::nullopt, team_size);
+      register_tiled_tuning<ExecutionSpace>(plan, 48, 24, 8, std::nullopt, team_size);
     }
   }
 }

@@ -78,14 +78,16 @@ struct TiledShape {
 // and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of 288
 // cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
 // halves the loads and write-backs of T = 8, whose time showed more than its
-// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x32-cell windows of
-// T = 4 (56x24 tiles), 32 KiB of scratch with per-cell κ, rows on a warp's lanes.
+// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x40-cell windows of
+// T = 8 (48x24 tiles), 40 KiB of scratch with per-cell κ, under the 48 KiB Kokkos allows a
+// team; rows on a warp's lanes. The fastest measured on the H200 beside 88x24/T4, 10% past
+// 56x24/T4 (docs/results/h200/tiled-shapes-2026-12-01.txt).
 template <class ExecutionSpace>
 TiledShape tiled_shape_for() {
   if constexpr (Details::runs_on_host<ExecutionSpace>) {
     return {256, 128, 16, 1, 1, true};
   } else {
-    return {56, 24, 4, 8, 32, false};
+    return {48, 24, 8, 8, 32, false};
   }
 }
 

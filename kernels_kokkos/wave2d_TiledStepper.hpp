@@ -126,6 +126,18 @@ struct TiledSteps {
     }
   }
 
+  // f(row, first, stride) for the rows [begin, end), each on one team member, whose lanes
+  // take the row's cells as in lanes(). One vector range per call, not per row: on a GPU
+  // a vector range's set-up and warp sync cost as much as a row's cells.
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void rows(Member const& team, int begin, int end, F const& f) const {
+    lanes(team, [&](int first, int stride) {
+      for (int row = begin + team.team_rank(); row < end; row += team.team_size()) {
+        f(row, first, stride);
+      }
+    });
+  }
+
   // The hard sources among the cells begin, begin + stride, ... < end; `c1` is null
   // unless Folded.
   KOKKOS_FUNCTION void set_sources(float* prev, float const* c0, float const* c1, int begin,
@@ -212,27 +224,24 @@ struct TiledSteps {
     int const x_begin = gx0 < 0 ? -gx0 : 0;
     int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
     int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, window_y), [&](int ly) {
+    rows(team, 0, window_y, [&](int ly, int first, int stride) {
       int const gy = gy0 + ly;
       bool const row_inside = gy >= 0 && gy < params.ny;
       int const xb = row_inside ? x_begin : 0;
       int const xe = row_inside ? x_end : 0;
       std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
       int const p = ly * w;
-      lanes(team, [&](int first, int stride) {
-        load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
-        load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
-        if constexpr (Folded) {
-          load_folded_row(c0 + p, c1 + p, params.code + g,
-                          UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first,
-                          stride);
-        } else {
-          load_row(c0 + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
-        }
-        if constexpr (!UniformKappa) {
-          load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
-        }
-      });
+      load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
+      load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
+      if constexpr (Folded) {
+        load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
+                        xb, xe, window_x, first, stride);
+      } else {
+        load_row(c0 + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
+      }
+      if constexpr (!UniformKappa) {
+        load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
+      }
     });
     team.team_barrier();
 
@@ -240,23 +249,21 @@ struct TiledSteps {
     bool const sources = tile_has_source[tile] != 0;
     for (int s = 0; s < steps; ++s) {
       float const t = params.time(first_step + s);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, s + 1, window_y - 1 - s), [&](int ly) {
+      rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
         int const row = ly * w;
         int const begin = row + s + 1;
         int const end = row + window_x - 1 - s;
-        lanes(team, [&](int first, int stride) {
-          if constexpr (Folded && on_host) {
-            KOKKOS_IF_ON_HOST(
-                (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
-          } else if constexpr (Folded) {
-            update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
-                                              begin + first, end, stride);
-          } else {
-            update_cells<UniformKappa>(a, b, c0, kappa, params.kappa_uniform, w, begin + first, end,
-                                       stride);
-          }
-          if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
-        });
+        if constexpr (Folded && on_host) {
+          KOKKOS_IF_ON_HOST(
+              (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
+        } else if constexpr (Folded) {
+          update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
+                                            begin + first, end, stride);
+        } else {
+          update_cells<UniformKappa>(a, b, c0, kappa, params.kappa_uniform, w, begin + first, end,
+                                     stride);
+        }
+        if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
       });
       team.team_barrier();
       float* const computed = a;
@@ -269,21 +276,19 @@ struct TiledSteps {
     // The tile, where it lies on the grid.
     int const rows_left = params.ny - (gy0 + halo);
     int const columns_left = params.nx - (gx0 + halo);
-    int const rows = tile_y < rows_left ? tile_y : rows_left;
+    int const tile_rows = tile_y < rows_left ? tile_y : rows_left;
     int const columns = tile_x < columns_left ? tile_x : columns_left;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int y) {
+    rows(team, 0, tile_rows, [&](int y, int first, int stride) {
       std::int64_t const g0 = (gy0 + halo + y) * params.pitch + gx0 + halo;
       int const p0 = (halo + y) * w + halo;
-      lanes(team, [&](int first, int stride) {
-        float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
-        float* KOKKOS_RESTRICT const to_current = out_current + g0;
-        float const* KOKKOS_RESTRICT const from_a = a + p0;
-        float const* KOKKOS_RESTRICT const from_b = b + p0;
-        for (int x = first; x < columns; x += stride) {
-          to_previous[x] = from_a[x];
-          to_current[x] = from_b[x];
-        }
-      });
+      float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
+      float* KOKKOS_RESTRICT const to_current = out_current + g0;
+      float const* KOKKOS_RESTRICT const from_a = a + p0;
+      float const* KOKKOS_RESTRICT const from_b = b + p0;
+      for (int x = first; x < columns; x += stride) {
+        to_previous[x] = from_a[x];
+        to_current[x] = from_b[x];
+      }
     });
   }
 };

@@ -2,14 +2,15 @@
 // strip of columns with all T levels in flight in its registers. No shared memory and
 // no block barriers: a warp depends on nobody but itself.
 //
-// A warp's window is 128 columns wide, 4 adjacent columns per lane. It walks down the
+// A warp's window is 32·C columns wide, C adjacent columns per lane (3 in the registry's
+// shape: 96 columns; 4 need more registers, 2 recompute more sides). It walks down the
 // rows of its segment (plus T rows above and below): at row r it loads u(t) of row r + 1
 // and u(t - dt) of row r, then advances every level k = 1..T by one row, row r - k + 1 of
 // level k from rows r - k .. r - k + 2 of level k - 1, made earlier in the same walk.
 // Each level keeps its last three rows in registers, and neighbours across lanes come by
 // shuffles. A level skips the rows no later level needs; only the window's sides are
 // recomputed halo: wrong values creep in from them one column per level, so a warp writes
-// its middle 128 - 2T columns, rows of level T - 1 and T, the new pair. Each launch reads
+// its middle 32·C - 2T columns, rows of level T - 1 and T, the new pair. Each launch reads
 // one pair of global fields and writes the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
@@ -37,11 +38,11 @@
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3>
+template <int FusedSteps, int BlocksPerSM = 3, int CellsX = 4>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
-  static constexpr int cells_x = 4;                  // adjacent columns per lane
+  static constexpr int cells_x = CellsX;             // adjacent columns per lane
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
   static constexpr int warps = 4;                           // per block
@@ -54,7 +55,8 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
-           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "");
+           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
+           (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "");
   }
 };
 
@@ -267,8 +269,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
 }  // namespace stream_detail
 
 // Shape::blocks_per_sm blocks of four warps per multiprocessor (3: at most 170 registers
-// a thread). The
-// grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
+// a thread, 4: 128). The grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
 // the windows taken, plan[1..] are the windows, general ones first) until none is left, so
 // that the slow windows start first and the fast ones fill the end.
 // Recording: whether the launch records receivers (a kernel of its own, so that runs
@@ -365,7 +366,7 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   // 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200). A grid that gives each warp
   // fewer than 1.5 windows of min_rows takes half_rows, two windows a warp (2048 x 2048:
   // 393 GCells/s with 12 rows, 297 with 24; 3201 x 3201, 2.45 windows a warp: 544 with
-  // 24, 484 with 12).
+  // 24, 484 with 12; these with 4 columns a lane).
   constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24, half_rows = 12,
                 fewest_rows = 4;
   std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;

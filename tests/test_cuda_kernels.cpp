@@ -177,7 +177,7 @@ TEST_P(CudaKernelTest, WindowsOfEveryKind) {
   check(scene, random_pair(scene, 10), 5, 29, "601 x 601, a wall, speed per cell");
 }
 
-// A grid 896 wide (8 strips of cuda-stream) and as tall as makes the stream layout take
+// A grid 896 wide (several strips of cuda-stream) and as tall as makes the stream layout take
 // its 12-row segments on this device (1 to 1.5 windows of 24 rows per resident warp).
 // Taller grids first get segments that grow with the grid (one window a warp, up to 24
 // rows), then 12 rows: the first 12 after a longer one.

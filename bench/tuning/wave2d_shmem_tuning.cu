@@ -82,9 +82,9 @@ Variant shmem_variant() {
 }
 
 // cuda-stream of T steps; rows > 0 overrides the segment length the layout picks.
-template <int T, int BlocksPerSM = 3>
+template <int T, int BlocksPerSM = 3, int CellsX = 4>
 Variant stream_variant(KernelParams const& params, int rows = 0) {
-  using Shape = StreamShape<T, BlocksPerSM>;
+  using Shape = StreamShape<T, BlocksPerSM, CellsX>;
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -208,6 +208,12 @@ int main(int argc, char** argv) {
     variants.push_back(stream_variant<8, 4>(params, 32));
     variants.push_back(stream_variant<10>(params, 24));
     variants.push_back(stream_variant<6, 4>(params, 24));
+    // Columns a lane: fewer make a smaller ring of registers and more warps per SM.
+    variants.push_back(stream_variant<8, 4, 3>(params));  // the registry's
+    variants.push_back(stream_variant<8, 4, 2>(params));
+    variants.push_back(stream_variant<8, 6, 2>(params));
+    variants.push_back(stream_variant<8, 5, 2>(params, 48));
+    variants.push_back(stream_variant<4, 5, 4>(params));
     // --only SUBSTRING keeps the one-pass kernels (cuda-naive, the reference of the ratios)
     // and the matching ones.
     if (!only.empty()) {

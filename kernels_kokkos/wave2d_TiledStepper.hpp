@@ -192,15 +192,34 @@ struct TiledSteps {
     });
   }
 
-  // A window row of `count` cells: [begin, end) from `from` (from[0] is cell begin),
-  // zeros elsewhere.
-  template <class T>
-  KOKKOS_FORCEINLINE_FUNCTION static void load_row(T* KOKKOS_RESTRICT to,
-                                                   T const* KOKKOS_RESTRICT from, T zero, int begin,
-                                                   int end, int count, int first, int stride) {
-    for (int x = first; x < begin; x += stride) to[x] = zero;
-    for (int x = first; x < end - begin; x += stride) to[begin + x] = from[x];
-    for (int x = end + first; x < count; x += stride) to[x] = zero;
+  // A window row of the two fields, the codes (unless Folded) and κ (when per cell): cells [begin,
+  // end) from the grid (g: cell begin's index there), fixed zeros elsewhere. One loop
+  // for all the arrays: on a GPU a loop's index and address arithmetic cost more than
+  // its loads and stores.
+  KOKKOS_FORCEINLINE_FUNCTION void load_window_row(float* KOKKOS_RESTRICT previous,
+                                                   float* KOKKOS_RESTRICT current,
+                                                   float* KOKKOS_RESTRICT code,
+                                                   float* KOKKOS_RESTRICT kappa, std::int64_t g,
+                                                   int begin, int end, int first,
+                                                   int stride) const {
+    float const* KOKKOS_RESTRICT const from_previous = in_previous + g;
+    float const* KOKKOS_RESTRICT const from_current = in_current + g;
+    float const* KOKKOS_RESTRICT const from_code = params.code + g;
+    float const* KOKKOS_RESTRICT const from_kappa = UniformKappa ? nullptr : params.kappa + g;
+    auto const fixed = [&](int x) {
+      previous[x] = 0.0f;
+      current[x] = 0.0f;
+      if constexpr (!Folded) code[x] = cell_code::fixed_zero;
+      if constexpr (!UniformKappa) kappa[x] = 0.0f;
+    };
+    for (int x = first; x < begin; x += stride) fixed(x);
+    for (int x = first; x < end - begin; x += stride) {
+      previous[begin + x] = from_previous[x];
+      current[begin + x] = from_current[x];
+      if constexpr (!Folded) code[begin + x] = from_code[x];
+      if constexpr (!UniformKappa) kappa[begin + x] = from_kappa[x];
+    }
+    for (int x = end + first; x < window_x; x += stride) fixed(x);
   }
 
   KOKKOS_FUNCTION void operator()(Member const& team) const {
@@ -231,16 +250,11 @@ struct TiledSteps {
       int const xe = row_inside ? x_end : 0;
       std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
       int const p = ly * w;
-      load_row(a + p, in_previous + g, 0.0f, xb, xe, window_x, first, stride);
-      load_row(b + p, in_current + g, 0.0f, xb, xe, window_x, first, stride);
+      load_window_row(a + p, b + p, c0 + p, UniformKappa ? nullptr : kappa + p, g, xb, xe, first,
+                      stride);
       if constexpr (Folded) {
         load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
                         xb, xe, window_x, first, stride);
-      } else {
-        load_row(c0 + p, params.code + g, cell_code::fixed_zero, xb, xe, window_x, first, stride);
-      }
-      if constexpr (!UniformKappa) {
-        load_row(kappa + p, params.kappa + g, 0.0f, xb, xe, window_x, first, stride);
       }
     });
     team.team_barrier();

@@ -654,12 +654,13 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
     for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4},
                              std::array{88, 24, 4}, std::array{56, 40, 4}, std::array{48, 24, 8},
                              std::array{40, 40, 8}, std::array{104, 24, 4}, std::array{88, 32, 4},
-                             std::array{72, 24, 8}, std::array{88, 16, 8}}) {
+                             std::array{72, 24, 8}, std::array{88, 16, 8}, std::array{64, 16, 8},
+                             std::array{48, 16, 8}, std::array{52, 28, 6}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 48, 24, 8, true);
+    register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, true);
     for (int team_size : {4, 16}) {
-      register_tiled_tuning<ExecutionSpace>(plan, 48, 24, 8, std::nullopt, team_size);
+      register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, std::nullopt, team_size);
     }
   }
 }

@@ -79,15 +79,15 @@ struct TiledShape {
 // cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
 // halves the loads and write-backs of T = 8, whose time showed more than its
 // instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x40-cell windows of
-// T = 8 (48x24 tiles), 40 KiB of scratch with per-cell κ, under the 48 KiB Kokkos allows a
-// team; rows on a warp's lanes. The fastest measured on the H200 beside 88x24/T4, 10% past
-// 56x24/T4 (docs/results/h200/tiled-shapes-2026-12-01.txt).
+// T = 6 (52x28 tiles), 40 KiB of scratch with per-cell κ, under the 48 KiB Kokkos allows a
+// team; rows on a warp's lanes. The fastest measured on the H200 of the shapes that fit
+// per-cell κ (docs/results/h200/tiled-rows-2026-12-01.txt).
 template <class ExecutionSpace>
 TiledShape tiled_shape_for() {
   if constexpr (Details::runs_on_host<ExecutionSpace>) {
     return {256, 128, 16, 1, 1, true};
   } else {
-    return {48, 24, 8, 8, 32, false};
+    return {52, 28, 6, 8, 32, false};
   }
 }
 

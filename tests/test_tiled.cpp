@@ -147,9 +147,9 @@ TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
       } catch (std::invalid_argument const& e) {
         EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
       }
-      // The default at T = 4: the folded form's five arrays fit the device too.
+      // The default at T = 2: the folded form's five arrays fit the device too.
       large = default_shape();
-      large.steps = 4;
+      large.steps = 2;
     }
   });
   check(large, scene, initial, 3, 21, "300 x 200, after the large window");

@@ -192,20 +192,16 @@ struct TiledSteps {
     });
   }
 
-  // A window row of the two fields, the codes (unless Folded) and κ (when per cell): cells [begin,
-  // end) from the grid (g: cell begin's index there), fixed zeros elsewhere. One loop
-  // for all the arrays: on a GPU a loop's index and address arithmetic cost more than
-  // its loads and stores.
-  KOKKOS_FORCEINLINE_FUNCTION void load_window_row(float* KOKKOS_RESTRICT previous,
-                                                   float* KOKKOS_RESTRICT current,
-                                                   float* KOKKOS_RESTRICT code,
-                                                   float* KOKKOS_RESTRICT kappa, std::int64_t g,
-                                                   int begin, int end, int first,
-                                                   int stride) const {
-    float const* KOKKOS_RESTRICT const from_previous = in_previous + g;
-    float const* KOKKOS_RESTRICT const from_current = in_current + g;
-    float const* KOKKOS_RESTRICT const from_code = params.code + g;
-    float const* KOKKOS_RESTRICT const from_kappa = UniformKappa ? nullptr : params.kappa + g;
+  // A window row of `count` cells of the two fields, the codes (unless Folded) and κ (when
+  // per cell): [begin, end) from the grid (from_*[0] is cell begin), fixed zeros elsewhere.
+  // One loop for all the arrays: on a GPU their loads are then in flight together, and a
+  // loop's index and address arithmetic cost more than its loads and stores.
+  KOKKOS_FORCEINLINE_FUNCTION static void load_window_row(
+      float* KOKKOS_RESTRICT previous, float* KOKKOS_RESTRICT current, float* KOKKOS_RESTRICT code,
+      float* KOKKOS_RESTRICT kappa, float const* KOKKOS_RESTRICT from_previous,
+      float const* KOKKOS_RESTRICT from_current, float const* KOKKOS_RESTRICT from_code,
+      float const* KOKKOS_RESTRICT from_kappa, int begin, int end, int count, int first,
+      int stride) {
     auto const fixed = [&](int x) {
       previous[x] = 0.0f;
       current[x] = 0.0f;
@@ -219,7 +215,7 @@ struct TiledSteps {
       if constexpr (!Folded) code[begin + x] = from_code[x];
       if constexpr (!UniformKappa) kappa[begin + x] = from_kappa[x];
     }
-    for (int x = end + first; x < window_x; x += stride) fixed(x);
+    for (int x = end + first; x < count; x += stride) fixed(x);
   }
 
   KOKKOS_FUNCTION void operator()(Member const& team) const {
@@ -250,8 +246,9 @@ struct TiledSteps {
       int const xe = row_inside ? x_end : 0;
       std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
       int const p = ly * w;
-      load_window_row(a + p, b + p, c0 + p, UniformKappa ? nullptr : kappa + p, g, xb, xe, first,
-                      stride);
+      load_window_row(a + p, b + p, c0 + p, UniformKappa ? nullptr : kappa + p, in_previous + g,
+                      in_current + g, params.code + g, UniformKappa ? nullptr : params.kappa + g,
+                      xb, xe, window_x, first, stride);
       if constexpr (Folded) {
         load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
                         xb, xe, window_x, first, stride);

@@ -269,9 +269,9 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
 }  // namespace stream_detail
 
 // Shape::blocks_per_sm blocks of four warps per multiprocessor (3: at most 170 registers
-// a thread, 4: 128). The grid is what stays resident; each warp takes windows from plan's queue (plan[0] counts
-// the windows taken, plan[1..] are the windows, general ones first) until none is left, so
-// that the slow windows start first and the fast ones fill the end.
+// a thread, 4: 128). The grid is what stays resident; each warp takes windows from plan's
+// queue (plan[0] counts the windows taken, plan[1..] are the windows, general ones first)
+// until none is left, so that the slow windows start first and the fast ones fill the end.
 // Recording: whether the launch records receivers (a kernel of its own, so that runs
 // without them carry none of its code).
 template <class Shape, bool UniformKappa, bool Recording>

@@ -4,9 +4,7 @@
 namespace wave2d::cuda {
 
 namespace {
-// 3 columns a lane at 4 blocks/SM: 1% faster than 4 columns at 3 on double-slit and
-// 8192², 7% at 2048² (docs/cuda-kernels.md).
-using Shape = StreamShape<stream_fused_steps, 4, 3>;
+using Shape = StreamRegistryShape;
 }  // namespace
 
 StreamLayout stream_layout(KernelParams const& params, int device) {

@@ -93,7 +93,7 @@ TiledShape tiled_shape_for() {
 
 // One launch: `steps` (at most shape.steps) steps from the pair `in` into the pair `out`.
 //
-// Row loops go through lanes(): on host spaces a team member is one thread with one
+// Row loops go through rows(): on host spaces a team member is one thread with one
 // lane, so it runs the whole row as a plain unit-stride loop over restrict-qualified
 // row pointers, which the compiler vectorizes; on devices each vector lane takes every
 // vector_length-th cell (a warp reads a row coalesced). One kernel source for both.
@@ -114,28 +114,23 @@ struct TiledSteps {
   int tile_x, tile_y, halo, window_x, window_y, window_pitch;
   int vector_length;
 
-  // f(first, stride): this lane's share of a row is first, first + stride, ...
-  template <class F>
-  KOKKOS_FORCEINLINE_FUNCTION void lanes(Member const& team, F const& f) const {
-    if constexpr (on_host) {
-      (void)team;
-      f(0, 1);
-    } else {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
-                           [&](int lane) { f(lane, vector_length); });
-    }
-  }
-
-  // f(row, first, stride) for the rows [begin, end), each on one team member, whose lanes
-  // take the row's cells as in lanes(). One vector range per call, not per row: on a GPU
-  // a vector range's set-up and warp sync cost as much as a row's cells.
+  // f(row, first, stride) for the rows [begin, end), each on one team member; the lane's
+  // share of the row is its cells first, first + stride, ... One vector range per call,
+  // not per row: on a GPU a vector range's set-up and warp sync cost as much as a row's
+  // cells.
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void rows(Member const& team, int begin, int end, F const& f) const {
-    lanes(team, [&](int first, int stride) {
+    auto const each_row = [&](int first, int stride) {
       for (int row = begin + team.team_rank(); row < end; row += team.team_size()) {
         f(row, first, stride);
       }
-    });
+    };
+    if constexpr (on_host) {
+      each_row(0, 1);
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
+                           [&](int lane) { each_row(lane, vector_length); });
+    }
   }
 
   // The hard sources among the cells begin, begin + stride, ... < end; `c1` is null
@@ -246,9 +241,9 @@ struct TiledSteps {
       int const xe = row_inside ? x_end : 0;
       std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
       int const p = ly * w;
-      load_window_row(a + p, b + p, c0 + p, UniformKappa ? nullptr : kappa + p, in_previous + g,
-                      in_current + g, params.code + g, UniformKappa ? nullptr : params.kappa + g,
-                      xb, xe, window_x, first, stride);
+      load_window_row(a + p, b + p, Folded ? nullptr : c0 + p, UniformKappa ? nullptr : kappa + p,
+                      in_previous + g, in_current + g, Folded ? nullptr : params.code + g,
+                      UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first, stride);
       if constexpr (Folded) {
         load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
                         xb, xe, window_x, first, stride);

@@ -513,15 +513,18 @@ void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
 #endif
 }
 
-// A stepper that `make` builds, on the tuning scene, labelled and counted.
+// A stepper that `make` builds, on the tuning scene (with its speed given per cell where
+// asked: the same values, read from an array), labelled and counted.
 template <class ExecutionSpace, class Stepper, class Make>
 std::unique_ptr<StepperCase<ExecutionSpace, Stepper>> tuning_case(ExecutionSpace const& space,
                                                                   SpacePlan const& plan,
                                                                   std::string const& backend,
-                                                                  bool is_default,
-                                                                  Make const& make) {
-  Workload const work = plan.scene_workload(builtin_scene(plan.options.tuning_scene),
-                                            plan.options.tuning_steps, "tuning cap");
+                                                                  bool is_default, Make const& make,
+                                                                  bool per_cell_speed = false) {
+  Scene scene = builtin_scene(plan.options.tuning_scene);
+  if (per_cell_speed) scene.speed.assign(std::size_t(scene.cells()), scene.c);
+  Workload const work =
+      plan.scene_workload(std::move(scene), plan.options.tuning_steps, "tuning cap");
   validate(work.scene);
   require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
   auto run = std::make_unique<StepperCase<ExecutionSpace, Stepper>>(space, work.scene, make);
@@ -592,18 +595,25 @@ void register_tuning_family(SpacePlan const& plan) {
 
 // kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>,
 // with /codes or /folded appended where the coefficients' form is not the space's default,
-// and /team<N> where the team size is not.
+// /team<N> where the team size is not, and /speed where the scene's speed is given per cell
+// (the default shape is then κ-per-cell's).
+struct TiledVariant {
+  std::optional<bool> folded;
+  std::optional<int> team_size;
+  bool per_cell_speed = false;
+};
+
 template <class ExecutionSpace>
 void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps,
-                           std::optional<bool> folded = std::nullopt,
-                           std::optional<int> team_size = std::nullopt) {
-  kokkos::TiledShape shape = kokkos::tiled_shape_for<ExecutionSpace>();
-  kokkos::TiledShape const default_shape = shape;
+                           TiledVariant const& variant = {}) {
+  kokkos::TiledShape const default_shape =
+      kokkos::tiled_shape_for<ExecutionSpace>(variant.per_cell_speed);
+  kokkos::TiledShape shape = default_shape;
   shape.tile_x = tile_x;
   shape.tile_y = tile_y;
   shape.steps = steps;
-  shape.folded = folded.value_or(default_shape.folded);
-  shape.team_size = team_size.value_or(default_shape.team_size);
+  shape.folded = variant.folded.value_or(default_shape.folded);
+  shape.team_size = variant.team_size.value_or(default_shape.team_size);
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
                           steps == default_shape.steps && shape.folded == default_shape.folded &&
                           shape.team_size == default_shape.team_size;
@@ -613,13 +623,16 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
       (shape.folded == default_shape.folded ? ""
        : shape.folded                       ? "/folded"
                                             : "/codes") +
-      (shape.team_size == default_shape.team_size ? "" : "/team" + std::to_string(shape.team_size));
+      (shape.team_size == default_shape.team_size ? ""
+                                                  : "/team" + std::to_string(shape.team_size)) +
+      (variant.per_cell_speed ? "/speed" : "");
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
       auto run = tuning_case<ExecutionSpace, Tiled>(
           space, plan, "kokkos-tiled", is_default,
-          [&](ExecutionSpace const& s, auto const& c) { return Tiled(s, c, shape); });
+          [&](ExecutionSpace const& s, auto const& c) { return Tiled(s, c, shape); },
+          variant.per_cell_speed);
       using benchmark::Counter;
       run->counters.emplace_back("tile_x", Counter(tile_x));
       run->counters.emplace_back("tile_y", Counter(tile_y));
@@ -644,23 +657,27 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
           std::array{256, 256, 8}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, false);
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, false);
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, {.folded = false});
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, {.folded = false});
   } else {
     // Windows of (tile + 2T) cells a side, rows padded to 16 cells; codes and two fields
-    // (uniform κ) take 12 bytes a cell: 64x32 24 KiB, 96x32 36 KiB, 112x32 and 64x56 42 KiB,
-    // 96x40 45 KiB. Kokkos gives a team at most the 48 KiB a block gets unasked
-    // (sharedMemPerBlock): kokkos-tiled refuses 128x32 and 64x64 when it is made.
-    for (auto [tx, ty, t] : {std::array{56, 24, 4}, std::array{56, 24, 2}, std::array{120, 8, 4},
-                             std::array{88, 24, 4}, std::array{56, 40, 4}, std::array{48, 24, 8},
-                             std::array{40, 40, 8}, std::array{104, 24, 4}, std::array{88, 32, 4},
-                             std::array{72, 24, 8}, std::array{88, 16, 8}, std::array{64, 16, 8},
-                             std::array{48, 16, 8}, std::array{52, 28, 6}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
+    // (uniform κ) take 12 bytes a cell, 16 with κ per cell: 64x40 30 KiB (40 KiB per cell),
+    // 64x44 33 KiB (44 KiB), 64x56 42 KiB, 64x60 45 KiB, 96x40 45 KiB. Kokkos gives a team at most
+    // the 48 KiB a block gets unasked (sharedMemPerBlock): kokkos-tiled refuses larger windows when
+    // it is made.
+    for (auto [tx, ty, t, team] :
+         {std::array{52, 44, 6, 8}, std::array{52, 44, 6, 4}, std::array{52, 48, 6, 8},
+          std::array{52, 40, 6, 8}, std::array{48, 44, 8, 8}, std::array{56, 48, 4, 8},
+          std::array{52, 28, 6, 8}, std::array{52, 28, 6, 4}, std::array{48, 24, 8, 8},
+          std::array{80, 28, 6, 8}, std::array{56, 24, 4, 8}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.team_size = team});
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, true);
-    for (int team_size : {4, 16}) {
-      register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, std::nullopt, team_size);
+    register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, {.folded = true, .team_size = 8});
+    for (auto [tx, ty, t, team] :
+         {std::array{52, 32, 6, 8}, std::array{52, 32, 6, 4}, std::array{52, 28, 6, 8},
+          std::array{48, 28, 8, 8}, std::array{56, 32, 4, 8}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t,
+                                            {.team_size = team, .per_cell_speed = true});
     }
   }
 }

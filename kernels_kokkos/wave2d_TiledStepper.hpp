@@ -10,18 +10,20 @@
 // tile is right. Each launch reads one pair of global fields and writes the other: no
 // team reads what another team of the launch writes.
 //
-// Rows go to the team's threads, columns to the vector level: CPUs vectorize along x
-// (their row loops are core/wave2d_HostRows.hpp's, built for AVX-512F and AVX2 too and
-// chosen for the CPU at load), GPUs coalesce. Cells of fixed value are selected, not
-// branched over (0); in the few tiles whose window holds a source (flagged once, when the
-// stepper is made) a second pass over each row sets the sources.
-//
-// The window's coefficients come in one of two forms (TiledShape::folded). Codes (and
-// κ): the step evaluates stencil()'s two coefficient subexpressions per cell and step.
-// Folded: they are evaluated once per launch, when the window is loaded, into two arrays
-// (the step then does 3 multiplications and 5 additions per cell, the plain loop's
-// work); the coefficient of u(t - dt) is NaN on fixed cells, which marks them, and the
-// other holds their code. Same expressions in the same order: the same bits.
+// The window's coefficients come in one of two forms (TiledShape::folded), each with its
+// own sweep. Codes (and κ), the devices' form: the step evaluates stencil()'s two
+// coefficient subexpressions per cell and step; the team's threads take blocks of rows
+// and each lane walks down columns (walk_columns), so a cell's vertical neighbours come
+// from registers and a warp's loads stay on consecutive cells. Folded, the hosts' form:
+// the subexpressions are evaluated once per launch, when the window is loaded, into two
+// arrays (the step then does 3 multiplications and 5 additions per cell, the plain loop's
+// work; the coefficient of u(t - dt) is NaN on fixed cells, which marks them, and the
+// other holds their code); rows go to the team's threads and are swept along x, which
+// CPUs vectorize (their row loops are core/wave2d_HostRows.hpp's, built for AVX-512F and
+// AVX2 too and chosen for the CPU at load). Both forms run on every space, and compute
+// the same expressions in the same order: the same bits. Cells of fixed value are
+// selected, not branched over (0); in the few tiles whose window holds a source (flagged
+// once, when the stepper is made) a second pass sets the sources.
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -73,21 +75,23 @@ struct TiledShape {
   }
 };
 
-// The shape per execution space. Host spaces: one thread per team (a team is a core),
-// folded coefficients, a window of four or five arrays that stays in a core's L2 (1 MiB
-// and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of 288
-// cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
+// The shape per execution space and κ's kind. Host spaces: one thread per team (a team
+// is a core), folded coefficients, a window of four or five arrays that stays in a core's
+// L2 (1 MiB and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of
+// 288 cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
 // halves the loads and write-backs of T = 8, whose time showed more than its
-// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: 64x40-cell windows of
-// T = 6 (52x28 tiles), 40 KiB of scratch with per-cell κ, under the 48 KiB Kokkos allows a
-// team; rows on a warp's lanes. The fastest measured on the H200 of the shapes that fit
-// per-cell κ (docs/results/h200/tiled-rows-2026-12-01.txt).
+// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: codes, T = 6, 64
+// cells wide (two columns a lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB)
+// with uniform κ, 64x44 (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB
+// Kokkos allows a team, the fastest measured on the H200 for each kind
+// (docs/results/h200/tiled-walk-2026-12-01.txt). T is the same for both: a backend
+// declares one fused depth.
 template <class ExecutionSpace>
-TiledShape tiled_shape_for() {
+TiledShape tiled_shape_for(bool per_cell_kappa) {
   if constexpr (Details::runs_on_host<ExecutionSpace>) {
     return {256, 128, 16, 1, 1, true};
   } else {
-    return {52, 28, 6, 8, 32, false};
+    return {52, per_cell_kappa ? 32 : 44, 6, 8, 32, false};
   }
 }
 
@@ -97,6 +101,7 @@ TiledShape tiled_shape_for() {
 // lane, so it runs the whole row as a plain unit-stride loop over restrict-qualified
 // row pointers, which the compiler vectorizes; on devices each vector lane takes every
 // vector_length-th cell (a warp reads a row coalesced). One kernel source for both.
+// The codes form's steps walk columns instead (walk_columns).
 template <class ExecutionSpace, bool UniformKappa, bool Folded>
 struct TiledSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
@@ -131,6 +136,54 @@ struct TiledSteps {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
                            [&](int lane) { each_row(lane, vector_length); });
     }
+  }
+
+  // A step of the codes form over the cells [row_begin, row_end) x [column_begin,
+  // column_end): each team member takes a block of consecutive rows and each lane walks
+  // down its columns of the block, two at a time, vector_length apart (twice the loads in
+  // flight, half the loop's overhead), so that a cell's vertical neighbours come from
+  // registers. Where a lane's second column is past the region it computes the first
+  // twice and stores it once.
+  KOKKOS_FORCEINLINE_FUNCTION void walk_columns(Member const& team, float* prev, float const* cur,
+                                                float const* code, float const* kappa,
+                                                int row_begin, int row_end, int column_begin,
+                                                int column_end, bool sources, float t) const {
+    int const block = (row_end - row_begin + team.team_size() - 1) / team.team_size();
+    int const rb = row_begin + team.team_rank() * block;
+    int const re = rb + block < row_end ? rb + block : row_end;
+    if (rb >= re) return;
+    int const w = window_pitch;
+    // u_next of cell p, whose row above and own row in `cur` are up and mid, which move
+    // down a row.
+    auto const next = [&](int p, float& up, float& mid) {
+      float const down = cur[p + w];
+      float const c = code[p];
+      float const k = UniformKappa ? params.kappa_uniform : kappa[p];
+      float const u = stencil(c, k, prev[p], mid, cur[p - 1] + cur[p + 1] + up + down);
+      up = mid;
+      mid = down;
+      return updated_or_zero(c, u);
+    };
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length), [&](int lane) {
+      for (int x = column_begin + lane; x < column_end; x += 2 * vector_length) {
+        bool const second = x + vector_length < column_end;
+        int const dx = second ? vector_length : 0;
+        int const top = rb * w + x;
+        float up0 = cur[top - w], mid0 = cur[top];
+        float up1 = cur[top + dx - w], mid1 = cur[top + dx];
+        // Counted in rows, not by p < re * w: the compiler knows the trip count then.
+        for (int y = rb, p = top; y < re; ++y, p += w) {
+          float const next0 = next(p, up0, mid0);
+          float const next1 = next(p + dx, up1, mid1);
+          prev[p] = next0;
+          if (second) prev[p + dx] = next1;
+        }
+        if (sources) {
+          set_sources(prev, code, nullptr, top, re * w + x, w, t);
+          if (second) set_sources(prev, code, nullptr, top + dx, re * w + x + dx, w, t);
+        }
+      }
+    });
   }
 
   // The hard sources among the cells begin, begin + stride, ... < end; `c1` is null
@@ -255,22 +308,24 @@ struct TiledSteps {
     bool const sources = tile_has_source[tile] != 0;
     for (int s = 0; s < steps; ++s) {
       float const t = params.time(first_step + s);
-      rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
-        int const row = ly * w;
-        int const begin = row + s + 1;
-        int const end = row + window_x - 1 - s;
-        if constexpr (Folded && on_host) {
-          KOKKOS_IF_ON_HOST(
-              (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
-        } else if constexpr (Folded) {
-          update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
-                                            begin + first, end, stride);
-        } else {
-          update_cells<UniformKappa>(a, b, c0, kappa, params.kappa_uniform, w, begin + first, end,
-                                     stride);
-        }
-        if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
-      });
+      if constexpr (!Folded) {
+        walk_columns(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1, window_x - 1 - s,
+                     sources, t);
+      } else {
+        rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
+          int const row = ly * w;
+          int const begin = row + s + 1;
+          int const end = row + window_x - 1 - s;
+          if constexpr (on_host) {
+            KOKKOS_IF_ON_HOST(
+                (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
+          } else {
+            update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
+                                              begin + first, end, stride);
+          }
+          if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
+        });
+      }
       team.team_barrier();
       float* const computed = a;
       a = b;
@@ -325,9 +380,13 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible);
 
  public:
+  TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> const& coefficients)
+      : TiledStepper(space, coefficients,
+                     tiled_shape_for<ExecutionSpace>(coefficients.params().kappa != nullptr)) {}
+
   // The shape is a parameter so that tests and benches can try others.
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
-               TiledShape shape = tiled_shape_for<ExecutionSpace>())
+               TiledShape shape)
       : coefficients_(std::move(coefficients)), shape_(shape) {
     KernelParams const& params = coefficients_.params();
     // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only

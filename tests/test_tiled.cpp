@@ -37,14 +37,17 @@ HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const&
 
 class TiledTest : public testing::TestWithParam<std::string> {
  protected:
+  // The default for κ per cell: the window that fits the most arrays.
   kokkos::TiledShape default_shape() const {
     kokkos::TiledShape shape;
-    with_space(GetParam(),
-               [&]<class ExecutionSpace>() { shape = kokkos::tiled_shape_for<ExecutionSpace>(); });
+    with_space(GetParam(), [&]<class ExecutionSpace>() {
+      shape = kokkos::tiled_shape_for<ExecutionSpace>(true);
+    });
     return shape;
   }
 
-  // Both forms of the window's coefficients (codes, folded), whichever the default is.
+  // Both forms of the window's coefficients (codes, walked by columns; folded, swept by
+  // rows), whichever the default is.
   void check(kokkos::TiledShape shape, Scene const& scene, HostPair const& initial,
              std::int64_t first_step, std::int64_t n_steps, std::string const& what) {
     auto const expected = run_reference(scene, initial, first_step, n_steps);
@@ -153,6 +156,36 @@ TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
     }
   });
   check(large, scene, initial, 3, 21, "300 x 200, after the large window");
+}
+
+// Both default shapes (uniform κ, κ per cell) fit what the space gives a team, fuse the
+// same depth (the backend declares one), and are what a stepper made without a shape
+// takes. (The backend tests run them against the reference.)
+TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
+  Scene uniform = busy_scene(97, 71, 63);
+  uniform.speed.clear();
+  Scene const per_cell = busy_scene(97, 71, 64);
+  ASSERT_FALSE(per_cell.speed.empty());
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace const space;
+    for (bool const per_cell_kappa : {false, true}) {
+      auto const shape = kokkos::tiled_shape_for<ExecutionSpace>(per_cell_kappa);
+      EXPECT_EQ(shape.steps, kokkos::tiled_shape_for<ExecutionSpace>(false).steps);
+      if (auto const limit = Details::team_scratch_limit(space, shape.team_size)) {
+        EXPECT_LE(shape.scratch_bytes(per_cell_kappa), *limit) << shape.describe(per_cell_kappa);
+      }
+    }
+    for (Scene const* scene : std::array<Scene const*, 2>{&uniform, &per_cell}) {
+      using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
+      Tiled const stepper(space, make_coefficients(space, *scene));
+      bool const per_cell_kappa = !scene->speed.empty();
+      EXPECT_EQ(
+          stepper.configuration().rfind(
+              kokkos::tiled_shape_for<ExecutionSpace>(per_cell_kappa).describe(per_cell_kappa), 0),
+          0u)
+          << stepper.configuration();
+    }
+  });
 }
 
 std::vector<std::string> spaces() {

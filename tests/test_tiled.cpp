@@ -5,6 +5,7 @@
 
 #include <kernels_kokkos/wave2d_TiledStepper.hpp>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -126,6 +127,28 @@ TEST_P(TiledTest, UniformSpeedWithWalls) {
   shape.tile_y = 10;
   shape.steps = 4;
   check(shape, scene, zeros(scene), 0, 61, "a slit");
+}
+
+// Teams of several threads split each step's rows into blocks (the codes form) or take
+// rows in turn (folded): teams of up to 4 threads on host spaces that have them, odd
+// window heights, blocks that end past the rows left.
+TEST_P(TiledTest, TeamsOfSeveralThreads) {
+  auto shape = default_shape();
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (Details::runs_on_host<ExecutionSpace>) {
+      shape.team_size = std::min(4, ExecutionSpace().concurrency());
+    }
+  });
+  if (shape.team_size < 2) GTEST_SKIP() << GetParam() << " runs teams of one thread here";
+  std::uint32_t seed = 70;
+  for (auto const& [tile_x, tile_y, steps] : {std::array{9, 5, 2}, {20, 13, 4}, {7, 30, 3}}) {
+    shape.tile_x = tile_x;
+    shape.tile_y = tile_y;
+    shape.steps = steps;
+    Scene const scene = busy_scene(45, 52, seed);
+    check(shape, scene, random_pair(scene, seed++), 2, 11,
+          "45 x 52, team of " + std::to_string(shape.team_size));
+  }
 }
 
 // A window larger than a device gives a team is refused when the stepper is made, with

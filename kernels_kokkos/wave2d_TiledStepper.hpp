@@ -70,7 +70,8 @@ struct TiledShape {
     return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) +
            ", T=" + std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
            std::to_string(window_y()) + ", team " + std::to_string(team_size) + "x" +
-           std::to_string(vector_length) + (folded ? ", folded coefficients, " : ", ") +
+           std::to_string(vector_length) +
+           (folded ? ", folded coefficients, rows swept, " : ", codes, columns walked, ") +
            std::to_string(scratch_bytes(per_cell_kappa) / 1024) + " KiB scratch per team";
   }
 };

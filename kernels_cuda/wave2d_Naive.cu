@@ -46,7 +46,7 @@ FieldPointers advance_naive(KernelParams const& params, FieldPointers fields,
   dim3 const block(block_x, block_y);
   dim3 const blocks((params.nx + block_x - 1) / block_x,
                     std::min((params.ny + block_y - 1) / block_y, 65535));
-  auto const kernel = params.kappa ? naive_step<false> : naive_step<true>;
+  auto const kernel = params.uniform_kappa() ? naive_step<true> : naive_step<false>;
   return advance_step_per_launch(params, fields, first_step, n_steps, stream,
                                  [&](float t, std::int64_t steps_done, FieldPointers const& pair) {
                                    kernel<<<blocks, block, 0, stream>>>(

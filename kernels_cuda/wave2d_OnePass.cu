@@ -114,8 +114,8 @@ FieldPointers advance_onepass(KernelParams const& params, FieldPointers fields,
   std::int64_t const flat_cells = (std::int64_t(params.ny) - 1) * params.pitch + params.nx;
   std::int64_t const chunks = (flat_cells + cells - 1) / cells;
   auto const blocks = unsigned((chunks + block_threads - 1) / block_threads);
-  auto const kernel =
-      params.kappa ? onepass_kernel<false>(params.pitch) : onepass_kernel<true>(params.pitch);
+  auto const kernel = params.uniform_kappa() ? onepass_kernel<true>(params.pitch)
+                                             : onepass_kernel<false>(params.pitch);
   return advance_step_per_launch(params, fields, first_step, n_steps, stream,
                                  [&](float t, std::int64_t steps_done, FieldPointers const& pair) {
                                    kernel<<<blocks, block_threads, 0, stream>>>(

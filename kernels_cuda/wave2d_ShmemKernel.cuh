@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(Tile::threads)
 template <class Tile>
 FieldPointers advance_tiles(KernelParams const& params, FieldPointers fields, FieldPointers scratch,
                             std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream) {
-  auto const kernel = params.kappa ? shmem_steps<Tile, false> : shmem_steps<Tile, true>;
+  auto const kernel = params.uniform_kappa() ? shmem_steps<Tile, true> : shmem_steps<Tile, false>;
   WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          int(Tile::shared_bytes)));
   int const tiles_x = (params.nx + Tile::tile_x - 1) / Tile::tile_x;

@@ -346,7 +346,7 @@ __global__ void classify_windows(KernelParams params, StreamLayout layout, std::
           break;
         }
         if (code < 0.0f) at_least(StreamWindowKind::walled);
-        if (code != 0.0f || params.kappa) at_least(StreamWindowKind::damped);
+        if (code != 0.0f || !params.uniform_kappa()) at_least(StreamWindowKind::damped);
       }
     }
   }
@@ -453,9 +453,9 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                 cudaStream_t stream) {
   bool const recording = params.receivers.active();
   auto const kernel =
-      params.kappa
-          ? (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>)
-          : (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>);
+      params.uniform_kappa()
+          ? (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>)
+          : (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>);
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
   unsigned const blocks = unsigned(
       std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));

@@ -145,7 +145,7 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                Receivers const& receivers) override {
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
-    bool const uniform = params.kappa == nullptr;
+    bool const uniform = params.uniform_kappa();
     if (!receivers.active()) {
       uniform ? run<true, false>(space, params, fields, n_steps)
               : run<false, false>(space, params, fields, n_steps);

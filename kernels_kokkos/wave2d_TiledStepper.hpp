@@ -383,7 +383,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
  public:
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> const& coefficients)
       : TiledStepper(space, coefficients,
-                     tiled_shape_for<ExecutionSpace>(coefficients.params().kappa != nullptr)) {}
+                     tiled_shape_for<ExecutionSpace>(!coefficients.params().uniform_kappa())) {}
 
   // The shape is a parameter so that tests and benches can try others.
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
@@ -393,7 +393,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only
     // after taking one of the instance's scratch pools, and a failed launch never gives
     // it back, so launches after it would wait for a pool forever.
-    bool const per_cell_kappa = params.kappa != nullptr;
+    bool const per_cell_kappa = !params.uniform_kappa();
     if (auto const limit = Details::team_scratch_limit(space, shape_.team_size);
         limit && shape_.scratch_bytes(per_cell_kappa) > *limit) {
       throw std::invalid_argument("kokkos-tiled: " + shape_.describe(per_cell_kappa) +
@@ -422,7 +422,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     Details::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
-    bool const uniform = params.kappa == nullptr;
+    bool const uniform = params.uniform_kappa();
     if (shape_.folded) {
       uniform ? run<true, true>(space, params, fields, n_steps)
               : run<false, true>(space, params, fields, n_steps);
@@ -433,7 +433,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   }
 
   std::string configuration() const override {
-    std::string const shape = shape_.describe(coefficients_.params().kappa != nullptr);
+    std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
     if constexpr (Details::runs_on_host<ExecutionSpace>) {
       if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
     }

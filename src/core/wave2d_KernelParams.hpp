@@ -50,6 +50,7 @@ struct KernelParams {
   Receivers receivers;  // no trace in the coefficients: a Simulation gives one
 
   WAVE2D_HOST_DEVICE float time(std::int64_t step) const { return time_of_step(t0, dt, step); }
+  WAVE2D_HOST_DEVICE bool uniform_kappa() const { return kappa == nullptr; }
 
   // u(t + dt) of cell i = y * pitch + x, given its u(t - dt) and the field u(t).
   template <bool UniformKappa>

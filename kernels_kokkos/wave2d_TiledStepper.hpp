@@ -119,6 +119,7 @@ struct TiledSteps {
   int tiles_x;
   int tile_x, tile_y, halo, window_x, window_y, window_pitch;
   int vector_length;
+  int row_block;  // the codes form: rows a team member walks, of the first step's region
 
   // f(row, first, stride) for the rows [begin, end), each on one team member; the lane's
   // share of the row is its cells first, first + stride, ... One vector range per call,
@@ -140,8 +141,10 @@ struct TiledSteps {
   }
 
   // A step of the codes form over the cells [row_begin, row_end) x [column_begin,
-  // column_end): each team member takes a block of consecutive rows and each lane walks
-  // down its columns of the block, two at a time, vector_length apart (twice the loads in
+  // column_end): each team member takes its block of consecutive rows (row_block of the
+  // first step's region, clipped to this step's; given, because an integer division a
+  // step was a quarter of a warp's set-up per step on the H200) and each lane walks down
+  // its columns of the block, two at a time, vector_length apart (twice the loads in
   // flight, half the loop's overhead), so that a cell's vertical neighbours come from
   // registers. Where a lane's second column is past the region it computes the first
   // twice and stores it once.
@@ -149,9 +152,9 @@ struct TiledSteps {
                                                 float const* code, float const* kappa,
                                                 int row_begin, int row_end, int column_begin,
                                                 int column_end, bool sources, float t) const {
-    int const block = (row_end - row_begin + team.team_size() - 1) / team.team_size();
-    int const rb = row_begin + team.team_rank() * block;
-    int const re = rb + block < row_end ? rb + block : row_end;
+    int const block_begin = 1 + team.team_rank() * row_block;
+    int const rb = block_begin > row_begin ? block_begin : row_begin;
+    int const re = block_begin + row_block < row_end ? block_begin + row_block : row_end;
     if (rb >= re) return;
     int const w = window_pitch;
     // u_next of cell p, whose row above and own row in `cur` are up and mid, which move
@@ -448,6 +451,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
         Kokkos::TeamPolicy<ExecutionSpace>(space, tiles_x_ * tiles_y_, shape_.team_size,
                                            shape_.vector_length)
             .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(!UniformKappa)));
+    int const row_block = (shape_.window_y() - 2 + shape_.team_size - 1) / shape_.team_size;
     // Launches of T steps and one shorter remainder, alternating between the pairs.
     for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
       int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
@@ -466,7 +470,8 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                     shape_.window_x(),
                                                                     shape_.window_y(),
                                                                     shape_.window_pitch(),
-                                                                    shape_.vector_length};
+                                                                    shape_.vector_length,
+                                                                    row_block};
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);

@@ -22,8 +22,10 @@
 // CPUs vectorize (their row loops are core/wave2d_HostRows.hpp's, built for AVX-512F and
 // AVX2 too and chosen for the CPU at load). Both forms run on every space, and compute
 // the same expressions in the same order: the same bits. Cells of fixed value are
-// selected, not branched over (0); in the few tiles whose window holds a source (flagged
-// once, when the stepper is made) a second pass sets the sources.
+// selected, not branched over (0); in the few tiles whose window holds a source a second
+// pass sets the sources. What each window holds is found once, when the stepper is made
+// (tile_holds): the codes form neither loads nor reads the codes of a plain window, all 0
+// (the inside of most scenes, away from walls and damping).
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -96,6 +98,12 @@ TiledShape tiled_shape_for(bool per_cell_kappa) {
   }
 }
 
+// What a tile's window holds, as bits of an int per tile (MarkTiles).
+namespace tile_holds {
+inline constexpr int coded = 1;   // a cell whose code is not 0: border, wall, damping, source
+inline constexpr int source = 2;  // a hard source
+}  // namespace tile_holds
+
 // One launch: `steps` (at most shape.steps) steps from the pair `in` into the pair `out`.
 //
 // Row loops go through rows(): on host spaces a team member is one thread with one
@@ -113,7 +121,7 @@ struct TiledSteps {
   float const* in_current;
   float* out_previous;
   float* out_current;
-  int const* tile_has_source;  // per tile, in league order
+  int const* tile_contents;  // per tile, in league order: tile_holds bits
   std::int64_t first_step;
   int steps;
   int tiles_x;
@@ -148,6 +156,9 @@ struct TiledSteps {
   // flight, half the loop's overhead), so that a cell's vertical neighbours come from
   // registers. Where a lane's second column is past the region it computes the first
   // twice and stores it once.
+  // Plain: the window holds no code but 0 (none is read; the cell rule with code 0 is
+  // the same bits).
+  template <bool Plain>
   KOKKOS_FORCEINLINE_FUNCTION void walk_columns(Member const& team, float* prev, float const* cur,
                                                 float const* code, float const* kappa,
                                                 int row_begin, int row_end, int column_begin,
@@ -161,12 +172,12 @@ struct TiledSteps {
     // down a row.
     auto const next = [&](int p, float& up, float& mid) {
       float const down = cur[p + w];
-      float const c = code[p];
+      float const c = Plain ? 0.0f : code[p];
       float const k = UniformKappa ? params.kappa_uniform : kappa[p];
       float const u = stencil(c, k, prev[p], mid, cur[p - 1] + cur[p + 1] + up + down);
       up = mid;
       mid = down;
-      return updated_or_zero(c, u);
+      return Plain ? u : updated_or_zero(c, u);
     };
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length), [&](int lane) {
       for (int x = column_begin + lane; x < column_end; x += 2 * vector_length) {
@@ -257,14 +268,14 @@ struct TiledSteps {
     auto const fixed = [&](int x) {
       previous[x] = 0.0f;
       current[x] = 0.0f;
-      if constexpr (!Folded) code[x] = cell_code::fixed_zero;
+      if (!Folded && code) code[x] = cell_code::fixed_zero;
       if constexpr (!UniformKappa) kappa[x] = 0.0f;
     };
     for (int x = first; x < begin; x += stride) fixed(x);
     for (int x = first; x < end - begin; x += stride) {
       previous[begin + x] = from_previous[x];
       current[begin + x] = from_current[x];
-      if constexpr (!Folded) code[begin + x] = from_code[x];
+      if (!Folded && code) code[begin + x] = from_code[x];
       if constexpr (!UniformKappa) kappa[begin + x] = from_kappa[x];
     }
     for (int x = end + first; x < count; x += stride) fixed(x);
@@ -291,6 +302,10 @@ struct TiledSteps {
     int const x_begin = gx0 < 0 ? -gx0 : 0;
     int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
     int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
+    int const contents = tile_contents[tile];
+    // The codes form reads no code of a plain window (none but 0).
+    bool const plain = !Folded && (contents & tile_holds::coded) == 0;
+    float* const codes = Folded || plain ? nullptr : c0;
     rows(team, 0, window_y, [&](int ly, int first, int stride) {
       int const gy = gy0 + ly;
       bool const row_inside = gy >= 0 && gy < params.ny;
@@ -298,8 +313,8 @@ struct TiledSteps {
       int const xe = row_inside ? x_end : 0;
       std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
       int const p = ly * w;
-      load_window_row(a + p, b + p, Folded ? nullptr : c0 + p, UniformKappa ? nullptr : kappa + p,
-                      in_previous + g, in_current + g, Folded ? nullptr : params.code + g,
+      load_window_row(a + p, b + p, codes ? codes + p : nullptr, UniformKappa ? nullptr : kappa + p,
+                      in_previous + g, in_current + g, codes ? params.code + g : nullptr,
                       UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first, stride);
       if constexpr (Folded) {
         load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
@@ -309,12 +324,17 @@ struct TiledSteps {
     team.team_barrier();
 
     // a holds u(t - dt), b holds u(t); step s updates the cells [s + 1, window - 1 - s).
-    bool const sources = tile_has_source[tile] != 0;
+    bool const sources = (contents & tile_holds::source) != 0;
     for (int s = 0; s < steps; ++s) {
       float const t = params.time(first_step + s);
       if constexpr (!Folded) {
-        walk_columns(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1, window_x - 1 - s,
-                     sources, t);
+        if (plain) {
+          walk_columns<true>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1,
+                             window_x - 1 - s, false, t);
+        } else {
+          walk_columns<false>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1,
+                              window_x - 1 - s, sources, t);
+        }
       } else {
         rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
           int const row = ly * w;
@@ -358,14 +378,17 @@ struct TiledSteps {
   }
 };
 
-// Marks the tiles whose window holds a source cell.
-struct MarkSourceTiles {
+// Marks each tile with what its window holds (tile_holds).
+struct MarkTiles {
   KernelParams params;
-  int* tile_has_source;
+  int* tile_contents;
   int tiles_x, tiles_y, tile_x, tile_y, halo;
 
   KOKKOS_FUNCTION void operator()(int y, int x) const {
-    if (params.code[y * params.pitch + x] >= cell_code::fixed_zero) return;
+    float const code = params.code[y * params.pitch + x];
+    if (code == 0.0f) return;
+    int const holds =
+        code < cell_code::fixed_zero ? tile_holds::coded | tile_holds::source : tile_holds::coded;
     // Tile tx's window spans [tx * tile_x - halo, (tx + 1) * tile_x + halo).
     // Candidates: tiles (x - halo) / tile_x - 1 .. (x + halo) / tile_x, likewise in y.
     for (int ty = (y - halo) / tile_y - 1; ty <= (y + halo) / tile_y; ++ty) {
@@ -373,7 +396,7 @@ struct MarkSourceTiles {
         if (tx < 0 || tx >= tiles_x || ty < 0 || ty >= tiles_y) continue;
         bool const in_x = x >= tx * tile_x - halo && x < (tx + 1) * tile_x + halo;
         bool const in_y = y >= ty * tile_y - halo && y < (ty + 1) * tile_y + halo;
-        if (in_x && in_y) Kokkos::atomic_add(&tile_has_source[ty * tiles_x + tx], 1);
+        if (in_x && in_y) Kokkos::atomic_fetch_or(&tile_contents[ty * tiles_x + tx], holds);
       }
     }
   }
@@ -405,16 +428,16 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
     tiles_x_ = std::max(1, (params.nx + shape_.tile_x - 1) / shape_.tile_x);
     tiles_y_ = std::max(1, (params.ny + shape_.tile_y - 1) / shape_.tile_y);
-    tile_has_source_ = Details::allocate<Kokkos::View<int*, MemorySpace>>(
-        space, "wave2d::kokkos-tiled::tile_has_source", std::size_t(tiles_x_) * tiles_y_);
-    Details::fill(space, tile_has_source_, 0, "wave2d::kokkos-tiled::clear_source_tiles");
+    tile_contents_ = Details::allocate<Kokkos::View<int*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::tile_contents", std::size_t(tiles_x_) * tiles_y_);
+    Details::fill(space, tile_contents_, 0, "wave2d::kokkos-tiled::clear_tile_contents");
     if (params.nx > 0 && params.ny > 0) {
       Kokkos::parallel_for(
-          "wave2d::kokkos-tiled::mark_source_tiles",
+          "wave2d::kokkos-tiled::mark_tiles",
           Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>(
               space, {0, 0}, {params.ny, params.nx}),
-          MarkSourceTiles{params, tile_has_source_.data(), tiles_x_, tiles_y_, shape_.tile_x,
-                          shape_.tile_y, shape_.steps});
+          MarkTiles{params, tile_contents_.data(), tiles_x_, tiles_y_, shape_.tile_x, shape_.tile_y,
+                    shape_.steps});
     }
   }
 
@@ -460,7 +483,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                     fields.current.data(),
                                                                     scratch_.previous.data(),
                                                                     scratch_.current.data(),
-                                                                    tile_has_source_.data(),
+                                                                    tile_contents_.data(),
                                                                     fields.step,
                                                                     steps,
                                                                     tiles_x_,
@@ -483,7 +506,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   TiledShape shape_;
   int tiles_x_ = 1;
   int tiles_y_ = 1;
-  Kokkos::View<int*, MemorySpace> tile_has_source_;
+  Kokkos::View<int*, MemorySpace> tile_contents_;
   FieldPair<MemorySpace> scratch_;
 };
 

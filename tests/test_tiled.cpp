@@ -129,6 +129,29 @@ TEST_P(TiledTest, UniformSpeedWithWalls) {
   check(shape, scene, zeros(scene), 0, 61, "a slit");
 }
 
+// Windows whose codes are all 0 (plain: the codes form loads and reads none) beside
+// windows holding one wall, the source or the border at every distance from their tile:
+// single walls on a diagonal that crosses the tiles at every offset, then a damping band
+// and a region of other speed.
+TEST_P(TiledTest, PlainWindowsBesideCodedOnes) {
+  Scene scene = plain_scene(97, 61);
+  scene.damping.width = 0.0f;
+  scene.walls.assign(scene.cells(), 0);
+  for (int i = 0; i < 12; ++i) scene.walls[scene.index(11 + 7 * i, 5 + 4 * i)] = 1;
+  scene.sources.push_back({70, 20, {Waveform::Shape::sine, 1.0f, 9.0f, 0.0f}});
+  auto shape = default_shape();
+  shape.tile_x = 8;
+  shape.tile_y = 6;
+  shape.steps = 3;
+  check(shape, scene, random_pair(scene, 90), 4, 17, "plain windows, uniform speed");
+  scene.damping.width = 0.15f;
+  scene.speed.assign(scene.cells(), 1.0f);
+  for (int y = 30; y < 61; ++y) {
+    for (int x = 0; x < 97; ++x) scene.speed[scene.index(x, y)] = 0.7f;
+  }
+  check(shape, scene, random_pair(scene, 91), 4, 17, "plain windows, damping, two speeds");
+}
+
 // Teams of several threads split each step's rows into blocks (the codes form) or take
 // rows in turn (folded): teams of up to 4 threads on host spaces that have them, odd
 // window heights, blocks that end past the rows left.

@@ -58,12 +58,15 @@ FieldPointers advance_shmem(ShmemTile tile, KernelParams const& params, FieldPoi
 // strip of columns with the T levels in registers.
 inline constexpr int stream_fused_steps = 8;
 
-// How a grid is cut into the warps' windows: column strips by row segments.
+// How a grid is cut into the warps' windows: column strips by row segments, and each
+// strip's consecutive segments merged into windows of about equal cost (by what they
+// hold), about windows_per_warp windows per resident warp; 0: a window per segment.
 struct StreamLayout {
   int strips = 0;
-  int segments = 0;
+  int segments = 0;         // per strip
   int rows = 0;             // output rows per segment
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
+  double windows_per_warp = 0.0;
 };
 
 // What a window holds, and so what its walk reads per cell; in the order of their cost.
@@ -79,7 +82,7 @@ std::string describe(
     StreamLayout const& layout);  // "warp strips 112 of 128 columns x 24 rows, T=8"
 // The number of plan entries (device std::uint32_t) a layout and its receivers need.
 inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {
-  return 2 + 2 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
+  return 2 + 3 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
 }
 // Fills the plan: the windows' kinds, the order they are taken in, and which receivers
 // (params.receivers.cells) each records; once per grid. Synchronizes `stream`.

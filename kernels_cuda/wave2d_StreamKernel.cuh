@@ -4,21 +4,24 @@
 //
 // A warp's window is 32·C columns wide, C adjacent columns per lane (3 in the registry's
 // shape: 96 columns; 4 need more registers, 2 recompute more sides). It walks down the
-// rows of its segment (plus T rows above and below): at row r it loads u(t) of row r + 1
-// and u(t - dt) of row r, then advances every level k = 1..T by one row, row r - k + 1 of
-// level k from rows r - k .. r - k + 2 of level k - 1, made earlier in the same walk.
-// Each level keeps its last three rows in registers, and neighbours across lanes come by
-// shuffles. A level skips the rows no later level needs; only the window's sides are
-// recomputed halo: wrong values creep in from them one column per level, so a warp writes
-// its middle 32·C - 2T columns, rows of level T - 1 and T, the new pair. Each launch reads
-// one pair of global fields and writes the other.
+// rows of its window, one or more segments of the strip (plus T rows above and below):
+// at row r it loads u(t) of row r + 1 and u(t - dt) of row r, then advances every level
+// k = 1..T by one row, row r - k + 1 of level k from rows r - k .. r - k + 2 of level
+// k - 1, made earlier in the same walk. Each level keeps its last three rows in
+// registers, and neighbours across lanes come by shuffles. A level skips the rows no
+// later level needs; only the window's sides are recomputed halo: wrong values creep in
+// from them one column per level, so a warp writes its middle 32·C - 2T columns, rows of
+// level T - 1 and T, the new pair. Each launch reads one pair of global fields and
+// writes the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
 // walk reads no per-cell coefficients (interior) or only the damping (damped); a window
 // with walls but no source reads the codes and masks the fixed cells (walled). None of
-// them tests bounds or calls a source. Which kind a window is, is found once per grid
-// (plan_stream_windows_of), and the slowest kind is taken first: warps stay resident and
-// take windows from a queue until none is left, so the fast ones even out the end.
+// them tests bounds or calls a source. Which kind each segment's window is, is found once
+// per grid (plan_stream_windows_of), and so how costly each is: warps stay resident and
+// take windows from a queue, costliest first, until none is left. Where the grid is not
+// much larger than the warps' windows, a strip's segments are merged into windows of
+// about equal cost, one per warp (stream_layout_for).
 //
 // Receivers are recorded where each level computes them: a window whose output cells
 // hold receivers is walked as a general one, with its receivers' list (by row) from the
@@ -30,6 +33,7 @@
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -53,8 +57,14 @@ struct StreamShape {
   static constexpr int rows_below = FusedSteps + 3;
 
   static std::string describe(StreamLayout const& layout) {
+    std::string const merged = layout.windows_per_warp > 0
+                                   ? " merged by cost, ~" +
+                                         std::to_string(layout.windows_per_warp).substr(0, 3) +
+                                         " windows a warp"
+                                   : "";
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
-           " columns x " + std::to_string(layout.rows) + " rows, T=" + std::to_string(steps) +
+           " columns x segments of " + std::to_string(layout.rows) + " rows" + merged +
+           ", T=" + std::to_string(steps) +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
            (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "");
   }
@@ -73,7 +83,11 @@ struct Window {
   int y_end;  // one past the last output row
 };
 
-// A plan entry: the window's index, and its kind in the top bits.
+// The most output rows a window has.
+inline constexpr int max_window_rows = 256;
+
+// A plan entry, two words: the window's first segment (strip-major: strip * segments +
+// segment) with its kind in the top bits, and its number of segments (0: no window).
 inline constexpr int window_kind_shift = 30;
 inline constexpr std::uint32_t window_index_mask = (1u << window_kind_shift) - 1;
 
@@ -86,8 +100,8 @@ struct WindowReceivers {
 };
 
 // The plan (stream_plan_size): plan[0] counts the windows taken; then the windows'
-// entries in the order they are taken; then, by window index, where each window's
-// receivers start in the ids that follow (windows + 1 offsets).
+// entries in the order they are taken (at most one window a segment); then, by segment,
+// where each segment's receivers start in the ids that follow (segments + 1 offsets).
 struct PlanParts {
   std::uint32_t* counter;
   std::uint32_t* entries;
@@ -95,23 +109,25 @@ struct PlanParts {
   std::uint32_t* receiver_ids;
 };
 
-__host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_t windows) {
-  return {plan, plan + 1, plan + 1 + windows, plan + 2 + 2 * windows};
+__host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_t segments) {
+  return {plan, plan + 1, plan + 1 + 2 * segments, plan + 2 + 3 * segments};
 }
 
-// Which window records receiver cell (x, y): the one whose output cells hold it.
+// The segment whose output cells hold cell (x, y).
 template <class Shape>
-inline std::int64_t window_of_cell(StreamLayout const& layout, int x, int y) {
-  return std::int64_t(y / layout.rows) * layout.strips + x / Shape::tile_x;
+inline std::int64_t segment_of_cell(StreamLayout const& layout, int x, int y) {
+  return std::int64_t(x / Shape::tile_x) * layout.segments + y / layout.rows;
 }
 
+// The window of `count` segments from segment `index`.
 template <class Shape>
-__device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
-                                          std::int64_t index) {
-  int const strip = int(index % layout.strips);
-  int const segment = int(index / layout.strips);
-  int const y0 = segment * layout.rows;
-  return {strip * Shape::tile_x - Shape::steps, y0, min(y0 + layout.rows, p.ny)};
+__host__ __device__ inline Window<Shape> window_of(StreamLayout const& layout,
+                                                   KernelParams const& p, std::int64_t index,
+                                                   int count) {
+  int const strip = int(index / layout.segments);
+  int const y0 = int(index % layout.segments) * layout.rows;
+  int const y_end = y0 + count * layout.rows;
+  return {strip * Shape::tile_x - Shape::steps, y0, y_end < p.ny ? y_end : p.ny};
 }
 
 // A hard source's value: rare, and large inline (sinf, expf), so kept out of the walk's
@@ -283,16 +299,18 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
     stream_steps(KernelParams params, StreamLayout layout, std::uint32_t* plan, FieldPointers in,
                  FieldPointers out, std::int64_t first_step) {
   using namespace stream_detail;
-  std::uint32_t const windows = std::uint32_t(layout.strips) * layout.segments;
-  PlanParts const parts = plan_parts(plan, windows);
+  std::uint32_t const segments = std::uint32_t(layout.strips) * layout.segments;
+  PlanParts const parts = plan_parts(plan, segments);
   for (;;) {
     std::uint32_t taken = 0;
     if (threadIdx.x % 32 == 0) taken = atomicAdd(parts.counter, 1u);
     taken = __shfl_sync(0xffffffffu, taken, 0);
-    if (taken >= windows) return;
-    std::uint32_t const entry = parts.entries[taken];
+    if (taken >= segments) return;
+    std::uint32_t const entry = parts.entries[2 * taken];
+    int const count = int(parts.entries[2 * taken + 1]);
+    if (count == 0) return;  // the windows are all taken
     std::uint32_t const index = entry & window_index_mask;
-    auto const w = window_of<Shape>(layout, params, index);
+    auto const w = window_of<Shape>(layout, params, index, count);
     switch (StreamWindowKind(entry >> window_kind_shift)) {
       case StreamWindowKind::interior:
         if constexpr (UniformKappa) {
@@ -313,7 +331,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
         WindowReceivers receivers;
         if constexpr (Recording) {
           receivers = {parts.receiver_ids, int(parts.receiver_offsets[index]),
-                       int(parts.receiver_offsets[index + 1])};
+                       int(parts.receiver_offsets[index + count])};
         }
         walk<Shape, StreamWindowKind::general, UniformKappa, Recording>(params, in, out, first_step,
                                                                         w, receivers);
@@ -322,13 +340,14 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
   }
 }
 
-// One thread per window: the kinds of a grid's windows, once per grid.
+// One thread per segment: the kind of each segment's window (a window of several takes
+// the costliest of theirs), once per grid.
 template <class Shape>
-__global__ void classify_windows(KernelParams params, StreamLayout layout, std::uint32_t* entries) {
+__global__ void classify_segments(KernelParams params, StreamLayout layout, std::uint32_t* kinds) {
   using namespace stream_detail;
   std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= std::int64_t(layout.strips) * layout.segments) return;
-  auto const w = window_of<Shape>(layout, params, index);
+  auto const w = window_of<Shape>(layout, params, index, 1);
   int const y_first = w.y0 - Shape::rows_above;
   int const y_last = w.y_end + Shape::rows_below;
   auto kind = StreamWindowKind::interior;
@@ -350,7 +369,7 @@ __global__ void classify_windows(KernelParams params, StreamLayout layout, std::
       }
     }
   }
-  entries[index] = std::uint32_t(index) | std::uint32_t(kind) << window_kind_shift;
+  kinds[index] = std::uint32_t(kind);
 }
 
 template <class Shape>
@@ -363,24 +382,27 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks_per_sm, stream_steps<Shape, true, false>, Shape::threads, 0));
   layout.resident_blocks = multiprocessors * blocks_per_sm;
-  // Segments short enough for a few windows per warp (the queue then evens out slow and
-  // fast windows), long enough that the rows read twice stay few. A grid too small to
-  // give every warp a window of min_rows gets shorter segments (down to fewest_rows):
-  // there the walk's serial chain, not the rows read twice, sets the time (201 x 201:
-  // 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200). A grid that gives each warp
-  // fewer than 1.5 windows of min_rows takes half_rows, two windows a warp (2048 x 2048:
-  // 393 GCells/s with 12 rows, 297 with 24; 3201 x 3201, 2.45 windows a warp: 544 with
-  // 24, 484 with 12; these with 4 columns a lane).
-  constexpr int windows_per_warp = 3, max_rows = 256, min_rows = 24, half_rows = 12,
-                fewest_rows = 4;
+  // A grid too small to give every warp a window of min_rows gets short segments (down to
+  // fewest_rows), a window each: there the walk's serial chain, not the rows read twice,
+  // sets the time (201 x 201: 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200). A grid
+  // whose strips in windows of max_rows would leave warps without one has segments of
+  // merged_rows merged into a window of about equal cost per warp (plan_windows): long
+  // windows read few rows twice, and equal ones end together (H200, double-slit: 617
+  // GCells/s against 567 with 24-row windows taken from the queue, 2048²: 502 against
+  // 423 with 12). Larger grids keep windows of one segment, about 3 per warp, from the
+  // queue, slowest kind first (8192²: 846 GCells/s; merged, 2 a warp, 800).
+  constexpr int min_rows = 24, max_rows = stream_detail::max_window_rows, fewest_rows = 4,
+                merged_rows = 8, windows_per_warp = 3;
   std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
   std::int64_t const strip_rows = std::int64_t(layout.strips) * params.ny;
-  std::int64_t const windows_of_min_rows =
-      std::int64_t(layout.strips) * ((params.ny + min_rows - 1) / min_rows);
-  if (windows_of_min_rows < warps) {
+  auto const windows_of = [&](int rows) {
+    return std::int64_t(layout.strips) * ((params.ny + rows - 1) / rows);
+  };
+  if (windows_of(min_rows) < warps) {
     layout.rows = int(std::clamp<std::int64_t>(strip_rows / warps, fewest_rows, min_rows));
-  } else if (2 * windows_of_min_rows < 3 * warps) {
-    layout.rows = half_rows;
+  } else if (windows_of(max_rows) <= warps) {
+    layout.rows = merged_rows;
+    layout.windows_per_warp = 1.0;
   } else {
     layout.rows = int(std::clamp<std::int64_t>(
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
@@ -389,23 +411,112 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   return layout;
 }
 
+namespace stream_detail {
+
+// A window's relative cost: per row of its walk (its rows and the T - 1 its levels add),
+// by kind, from the thread instructions per useful cell-step ncu counted for each kind
+// on double-slit (docs/cuda-kernels.md): interior 18.5, damped 28.5, general 50; walled
+// between damped and general.
+inline std::int64_t window_cost(StreamWindowKind kind, int rows, int steps) {
+  constexpr std::int64_t per_row[] = {185, 285, 320, 500};
+  return per_row[int(kind)] * (rows + steps - 1);
+}
+
+struct PlannedWindow {
+  std::uint32_t first;  // segment
+  int count;            // segments
+  StreamWindowKind kind;
+  std::int64_t cost;
+};
+
+// Each strip's segments in windows of consecutive ones, each as long as `budget` allows
+// (and max_window_rows), a window as costly as the costliest segment in it.
+template <class Shape>
+std::vector<PlannedWindow> merge_segments(StreamLayout const& layout, int ny,
+                                          std::vector<std::uint32_t> const& kinds,
+                                          std::int64_t budget) {
+  std::vector<PlannedWindow> windows;
+  auto const rows_of = [&](int segment) {
+    return std::min(layout.rows, ny - segment * layout.rows);
+  };
+  for (int strip = 0; strip < layout.strips; ++strip) {
+    std::int64_t const base = std::int64_t(strip) * layout.segments;
+    for (int s = 0; s < layout.segments;) {
+      int const first = s;
+      auto kind = StreamWindowKind(kinds[base + s]);
+      int rows = rows_of(s++);
+      for (; s < layout.segments; ++s) {
+        auto const merged_kind = std::max(kind, StreamWindowKind(kinds[base + s]));
+        int const merged_rows = rows + rows_of(s);
+        if (merged_rows > max_window_rows ||
+            window_cost(merged_kind, merged_rows, Shape::steps) > budget) {
+          break;
+        }
+        kind = merged_kind;
+        rows = merged_rows;
+      }
+      windows.push_back(
+          {std::uint32_t(base + first), s - first, kind, window_cost(kind, rows, Shape::steps)});
+    }
+  }
+  return windows;
+}
+
+// The windows of a grid: the segments merged with the least budget that leaves at most
+// windows_per_warp windows per resident warp (each segment alone when that is 0).
+template <class Shape>
+std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
+                                        std::vector<std::uint32_t> const& kinds) {
+  auto const merged = [&](std::int64_t budget) {
+    return merge_segments<Shape>(layout, ny, kinds, budget);
+  };
+  if (layout.windows_per_warp <= 0) {
+    // A window a segment, in rows across the strips, costed by kind alone.
+    std::vector<PlannedWindow> windows;
+    for (int segment = 0; segment < layout.segments; ++segment) {
+      for (int strip = 0; strip < layout.strips; ++strip) {
+        auto const index = std::uint32_t(std::int64_t(strip) * layout.segments + segment);
+        auto const kind = StreamWindowKind(kinds[index]);
+        windows.push_back({index, 1, kind, window_cost(kind, layout.rows, Shape::steps)});
+      }
+    }
+    return windows;
+  }
+  auto const target =
+      std::size_t(std::ceil(layout.windows_per_warp * layout.resident_blocks * Shape::warps));
+  std::int64_t low = 0,
+               high = window_cost(StreamWindowKind::general, max_window_rows, Shape::steps);
+  while (low < high) {
+    std::int64_t const budget = low + (high - low) / 2;
+    if (merged(budget).size() > target) {
+      low = budget + 1;
+    } else {
+      high = budget;
+    }
+  }
+  return merged(low);
+}
+
+}  // namespace stream_detail
+
 // plan: stream_plan_size(layout, params.receivers.count) entries of device memory.
 template <class Shape>
 void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layout,
                             std::uint32_t* plan, cudaStream_t stream) {
   using namespace stream_detail;
-  std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
-  if (windows > std::int64_t(window_index_mask)) {
+  std::int64_t const segments = std::int64_t(layout.strips) * layout.segments;
+  if (segments > std::int64_t(window_index_mask)) {
     throw std::length_error("cuda-stream: too many windows for this grid");
   }
   std::vector<std::uint32_t> host(stream_plan_size(layout, params.receivers.count));
-  PlanParts const device = plan_parts(plan, windows);
-  PlanParts const parts = plan_parts(host.data(), windows);
-  classify_windows<Shape>
-      <<<unsigned((windows + 127) / 128), 128, 0, stream>>>(params, layout, device.entries);
+  PlanParts const device = plan_parts(plan, segments);
+  PlanParts const parts = plan_parts(host.data(), segments);
+  std::vector<std::uint32_t> kinds(std::size_t(segments), 0);
+  classify_segments<Shape>
+      <<<unsigned((segments + 127) / 128), 128, 0, stream>>>(params, layout, device.entries);
   WAVE2D_CUDA_CHECK(cudaGetLastError());
   std::vector<ReceiverCell> cells(std::size_t(params.receivers.count));
-  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(parts.entries, device.entries, windows * sizeof(std::uint32_t),
+  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(kinds.data(), device.entries, segments * sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
   if (!cells.empty()) {
     WAVE2D_CUDA_CHECK(cudaMemcpyAsync(cells.data(), params.receivers.cells,
@@ -414,30 +525,34 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
   }
   WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  // Each window's receivers, by row (a counting sort by window of the receivers sorted
-  // by row); their windows walk as general ones, the only kind that records.
+  // Each segment's receivers, by row (a counting sort by segment of the receivers sorted
+  // by row, so a window's are its segments' in a row); their windows walk as general
+  // ones, the only kind that records.
   std::vector<std::uint32_t> by_row(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i) by_row[i] = std::uint32_t(i);
   std::stable_sort(by_row.begin(), by_row.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return cells[a].y < cells[b].y; });
   for (auto const& cell : cells) {
-    ++parts.receiver_offsets[window_of_cell<Shape>(layout, cell.x, cell.y) + 1];
+    ++parts.receiver_offsets[segment_of_cell<Shape>(layout, cell.x, cell.y) + 1];
   }
-  for (std::int64_t i = 0; i < windows; ++i) {
+  for (std::int64_t i = 0; i < segments; ++i) {
     parts.receiver_offsets[i + 1] += parts.receiver_offsets[i];
   }
-  std::vector<std::uint32_t> filled(parts.receiver_offsets, parts.receiver_offsets + windows);
+  std::vector<std::uint32_t> filled(parts.receiver_offsets, parts.receiver_offsets + segments);
   for (std::uint32_t id : by_row) {
-    std::int64_t const window = window_of_cell<Shape>(layout, cells[id].x, cells[id].y);
-    parts.receiver_ids[filled[window]++] = id;
-    parts.entries[window] = std::uint32_t(window) | std::uint32_t(StreamWindowKind::general)
-                                                        << window_kind_shift;
+    std::int64_t const segment = segment_of_cell<Shape>(layout, cells[id].x, cells[id].y);
+    parts.receiver_ids[filled[segment]++] = id;
+    kinds[segment] = std::uint32_t(StreamWindowKind::general);
   }
 
-  // The slowest kind first (StreamWindowKind's order): general, walled, damped, interior.
-  std::stable_sort(parts.entries, parts.entries + windows, [](std::uint32_t a, std::uint32_t b) {
-    return (a >> window_kind_shift) > (b >> window_kind_shift);
-  });
+  // The costliest windows first; the entries past the last stay 0 (no window).
+  auto windows = plan_windows<Shape>(layout, params.ny, kinds);
+  std::stable_sort(windows.begin(), windows.end(),
+                   [](PlannedWindow const& a, PlannedWindow const& b) { return a.cost > b.cost; });
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    parts.entries[2 * i] = windows[i].first | std::uint32_t(windows[i].kind) << window_kind_shift;
+    parts.entries[2 * i + 1] = std::uint32_t(windows[i].count);
+  }
   WAVE2D_CUDA_CHECK(cudaMemcpyAsync(plan, host.data(), host.size() * sizeof(std::uint32_t),
                                     cudaMemcpyHostToDevice, stream));
   WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -456,7 +571,7 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
       params.uniform_kappa()
           ? (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>)
           : (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>);
-  std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;
+  std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;  // at most
   unsigned const blocks = unsigned(
       std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;

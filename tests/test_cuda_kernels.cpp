@@ -177,25 +177,27 @@ TEST_P(CudaKernelTest, WindowsOfEveryKind) {
   check(scene, random_pair(scene, 10), 5, 29, "601 x 601, a wall, speed per cell");
 }
 
-// A grid 896 wide (several strips of cuda-stream) and as tall as makes the stream layout take
-// its 12-row segments on this device (1 to 1.5 windows of 24 rows per resident warp).
-// Taller grids first get segments that grow with the grid (one window a warp, up to 24
-// rows), then 12 rows: the first 12 after a longer one.
-TEST_P(CudaKernelTest, GridOfTheStreamLayoutsTwelveRowSegments) {
+// A grid 896 wide and tall enough that the stream layout merges its segments into windows
+// of about equal cost: windows of every kind (the border, a damping band, walls, sources,
+// the quiet inside) and lengths, merged across the kinds' boundaries.
+TEST_P(CudaKernelTest, GridOfTheStreamLayoutsMergedSegments) {
   KernelParams probe;
   probe.nx = 896;
   probe.pitch = 896;
   int ny = 0;
-  bool longer_seen = false;
-  for (int tall = 24; tall <= 1'000'000 && ny == 0; tall += 24) {
+  for (int tall = 96; tall <= 1'000'000 && ny == 0; tall += 96) {
     probe.ny = tall;
-    int const rows = cuda::stream_layout(probe, 0).rows;
-    if (rows > 12) longer_seen = true;
-    if (rows == 12 && longer_seen) ny = tall;
+    if (cuda::stream_layout(probe, 0).windows_per_warp > 0) ny = tall + 5;
   }
-  ASSERT_GT(ny, 0) << "no grid 896 wide takes the 12-row segments on this device";
-  Scene const scene = busy_scene(896, ny, 91);
-  check(scene, random_pair(scene, 92), 4, 13, "896 x " + std::to_string(ny) + ", 13 steps");
+  ASSERT_GT(ny, 0) << "no grid 896 wide has its segments merged on this device";
+  Scene scene = plain_scene(896, ny);
+  scene.walls.assign(std::size_t(scene.cells()), 0);
+  for (std::int32_t x = 0; x < scene.nx; ++x) {
+    if (x % 100 > 8) scene.walls[std::size_t(scene.index(x, ny / 3))] = 1;
+  }
+  scene.sources.push_back({300, ny / 2, {Waveform::Shape::sine, 1.0f, 20.0f, 0.0f}});
+  scene.sources.push_back({700, 2 * ny / 3, {Waveform::Shape::ricker, 2.0f, 15.0f, 0.01f}});
+  check(scene, random_pair(scene, 93), 4, 21, "896 x " + std::to_string(ny) + ", 21 steps");
 }
 
 TEST_P(CudaKernelTest, PitchedRows) {

@@ -81,13 +81,16 @@ Variant shmem_variant() {
   return v;
 }
 
-// cuda-stream in a shape; rows > 0 overrides the segment length the layout picks.
+// cuda-stream in a shape; rows > 0 overrides the segment length the layout picks, each
+// segment a window unless windows_per_warp > 0 merges them (StreamLayout).
 template <class Shape>
-Variant stream_shape_variant(KernelParams const& params, int rows = 0) {
+Variant stream_shape_variant(KernelParams const& params, int rows = 0,
+                             double windows_per_warp = 0) {
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
     layout.segments = (params.ny + rows - 1) / rows;
+    layout.windows_per_warp = windows_per_warp;
   }
   std::uint32_t* plan = nullptr;  // lives as long as the program
   WAVE2D_CUDA_CHECK(
@@ -215,6 +218,13 @@ int main(int argc, char** argv) {
     // Columns a lane: fewer make a smaller ring of registers and more warps per SM. The
     // registry's shape first.
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params));
+    // Segments merged into windows of about equal cost, against fixed 24-row windows.
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
+    for (double const per_warp : {1.0, 1.5, 2.0, 3.0}) {
+      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
+    }
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));
     variants.push_back(stream_variant<8, 6, 2>(params));
     variants.push_back(stream_variant<8, 5, 2>(params, 48));

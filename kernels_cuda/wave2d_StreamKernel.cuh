@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -57,13 +58,13 @@ struct StreamShape {
   static constexpr int rows_below = FusedSteps + 3;
 
   static std::string describe(StreamLayout const& layout) {
-    std::string const merged = layout.windows_per_warp > 0
-                                   ? " merged by cost, ~" +
-                                         std::to_string(layout.windows_per_warp).substr(0, 3) +
-                                         " windows a warp"
-                                   : "";
+    char per_warp[64] = "";
+    if (layout.windows_per_warp > 0) {
+      std::snprintf(per_warp, sizeof per_warp, " merged by cost, ~%g windows a warp",
+                    layout.windows_per_warp);
+    }
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
-           " columns x segments of " + std::to_string(layout.rows) + " rows" + merged +
+           " columns x segments of " + std::to_string(layout.rows) + " rows" + per_warp +
            ", T=" + std::to_string(steps) +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
            (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "");
@@ -121,13 +122,11 @@ inline std::int64_t segment_of_cell(StreamLayout const& layout, int x, int y) {
 
 // The window of `count` segments from segment `index`.
 template <class Shape>
-__host__ __device__ inline Window<Shape> window_of(StreamLayout const& layout,
-                                                   KernelParams const& p, std::int64_t index,
-                                                   int count) {
+__device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
+                                          std::int64_t index, int count) {
   int const strip = int(index / layout.segments);
   int const y0 = int(index % layout.segments) * layout.rows;
-  int const y_end = y0 + count * layout.rows;
-  return {strip * Shape::tile_x - Shape::steps, y0, y_end < p.ny ? y_end : p.ny};
+  return {strip * Shape::tile_x - Shape::steps, y0, min(y0 + count * layout.rows, p.ny)};
 }
 
 // A hard source's value: rare, and large inline (sinf, expf), so kept out of the walk's

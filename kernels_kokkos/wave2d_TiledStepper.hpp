@@ -24,8 +24,9 @@
 // the same expressions in the same order: the same bits. Cells of fixed value are
 // selected, not branched over (0); in the few tiles whose window holds a source a second
 // pass sets the sources. What each window holds is found once, when the stepper is made
-// (tile_holds): the codes form neither loads nor reads the codes of a plain window, all 0
-// (the inside of most scenes, away from walls and damping).
+// (tile_holds): in a plain window, all codes 0 (the inside of most scenes, away from
+// walls and damping), the codes form loads and reads no code, and the folded form with a
+// uniform κ no coefficient (update_cells_plain).
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -303,8 +304,9 @@ struct TiledSteps {
     int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
     int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
     int const contents = tile_contents[tile];
-    // The codes form reads no code of a plain window (none but 0).
-    bool const plain = !Folded && (contents & tile_holds::coded) == 0;
+    // A plain window (no code but 0) needs no code in the codes form, and with uniform κ
+    // no folded coefficient either (they are the same for every cell).
+    bool const plain = (!Folded || UniformKappa) && (contents & tile_holds::coded) == 0;
     float* const codes = Folded || plain ? nullptr : c0;
     rows(team, 0, window_y, [&](int ly, int first, int stride) {
       int const gy = gy0 + ly;
@@ -316,7 +318,7 @@ struct TiledSteps {
       load_window_row(a + p, b + p, codes ? codes + p : nullptr, UniformKappa ? nullptr : kappa + p,
                       in_previous + g, in_current + g, codes ? params.code + g : nullptr,
                       UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first, stride);
-      if constexpr (Folded) {
+      if (Folded && !plain) {
         load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
                         xb, xe, window_x, first, stride);
       }
@@ -341,8 +343,11 @@ struct TiledSteps {
           int const begin = row + s + 1;
           int const end = row + window_x - 1 - s;
           if constexpr (on_host) {
-            KOKKOS_IF_ON_HOST(
-                (update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform, w, begin, end);))
+            KOKKOS_IF_ON_HOST((plain ? update_row_plain(a, b, params.kappa_uniform, w, begin, end)
+                                     : update_row_folded(a, b, c0, c1, kappa, params.kappa_uniform,
+                                                         w, begin, end);))
+          } else if (plain) {
+            update_cells_plain(a, b, params.kappa_uniform, w, begin + first, end, stride);
           } else {
             update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
                                               begin + first, end, stride);

@@ -140,6 +140,20 @@ WAVE2D_HOST_DEVICE inline void update_cells_folded(
   }
 }
 
+// update_cells_folded for cells of code 0 and a uniform κ, whose folded coefficients are
+// folded_cu(0, κ) and 1: no coefficient read, nothing masked, the same bits.
+template <class Index>
+WAVE2D_HOST_DEVICE inline void update_cells_plain(float* __restrict__ prev,
+                                                  float const* __restrict__ cur, float kappa,
+                                                  Index pitch, Index begin, Index end,
+                                                  Index stride) {
+  float const cu = folded_cu(0.0f, kappa);
+  for (Index p = begin; p < end; p += stride) {
+    prev[p] =
+        cu * cur[p] - prev[p] + kappa * (cur[p - 1] + cur[p + 1] + cur[p - pitch] + cur[p + pitch]);
+  }
+}
+
 // The folded coefficients (cu, cp) of the cells first, first + stride, ... < n from their
 // code (and κ, read only when per cell).
 template <bool UniformKappa>

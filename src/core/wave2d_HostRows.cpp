@@ -30,6 +30,11 @@ WAVE2D_HOST_ROWS_CLONES void update_row_per_cell(float* prev, float const* cur, 
   update_cells_folded<false>(prev, cur, cu, cp, kappa, 0.0f, pitch, begin, end, 1);
 }
 
+WAVE2D_HOST_ROWS_CLONES void update_row_plain_cloned(float* prev, float const* cur, float kappa,
+                                                     int pitch, int begin, int end) {
+  update_cells_plain(prev, cur, kappa, pitch, begin, end, 1);
+}
+
 WAVE2D_HOST_ROWS_CLONES void fold_row_uniform(float* cu, float* cp, float const* code, float kappa,
                                               int n) {
   fold_cells<true>(cu, cp, code, nullptr, kappa, 0, n, 1);
@@ -58,6 +63,10 @@ void update_row_folded(float* prev, float const* cur, float const* cu, float con
   } else {
     update_row_uniform(prev, cur, cu, cp, kappa_uniform, pitch, begin, end);
   }
+}
+
+void update_row_plain(float* prev, float const* cur, float kappa, int pitch, int begin, int end) {
+  update_row_plain_cloned(prev, cur, kappa, pitch, begin, end);
 }
 
 char const* host_rows_isa() {

@@ -172,6 +172,29 @@ TEST_P(ReceiversTest, WindowsOfEveryKind) {
   check(scene, random_pair(scene, 10), 5, {16}, "601 x 601, a wall, speed per cell");
 }
 
+// A grid large enough that cuda-stream merges a strip's segments into longer windows on
+// an H200 (2048², "Merged windows" in docs/cuda-kernels.md): receivers on segment
+// boundaries and several rows of one strip (one window records those of several
+// segments), in the quiet inside, in the absorbing layer and beside a wall.
+TEST_P(ReceiversTest, ReceiversInLongWindows) {
+  Scene scene = point_source_scene(2048);
+  scene.walls.assign(std::size_t(scene.cells()), 0);
+  for (std::int32_t y = 300; y < 1700; ++y) scene.walls[std::size_t(scene.index(1500, y))] = 1;
+  for (std::int32_t i = 0; i < 24; ++i) {
+    scene.receivers.push_back({1000 + i % 3, 500 + 8 * i + (i % 2), ""});  // rows 8 apart
+  }
+  for (auto [x, y] : {std::pair{1001, 900},
+                      {1001, 907},
+                      {100, 1024},
+                      {1024, 60},
+                      {1499, 1000},
+                      {1501, 1000},
+                      {2040, 2040}}) {
+    scene.receivers.push_back({x, y, ""});
+  }
+  check(scene, random_pair(scene, 12), 3, {13, 3}, "2048 x 2048, a wall");
+}
+
 TEST_P(ReceiversTest, ResetAndSetStateRestartTheTrace) {
   auto const& param = GetParam();
   Scene const scene = scene_with_receivers(70, 50, 5);

@@ -60,7 +60,7 @@ struct StreamShape {
   static std::string describe(StreamLayout const& layout) {
     char per_warp[64] = "";
     if (layout.windows_per_warp > 0) {
-      std::snprintf(per_warp, sizeof per_warp, " merged by cost, ~%g windows a warp",
+      std::snprintf(per_warp, sizeof per_warp, " merged by cost, %g per warp",
                     layout.windows_per_warp);
     }
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
@@ -511,6 +511,7 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
   PlanParts const device = plan_parts(plan, segments);
   PlanParts const parts = plan_parts(host.data(), segments);
   std::vector<std::uint32_t> kinds(std::size_t(segments), 0);
+  // The kinds go through the entries' space, which the plan overwrites below.
   classify_segments<Shape>
       <<<unsigned((segments + 127) / 128), 128, 0, stream>>>(params, layout, device.entries);
   WAVE2D_CUDA_CHECK(cudaGetLastError());

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -67,6 +68,10 @@ struct StreamLayout {
   int rows = 0;             // output rows per segment
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
   double windows_per_warp = 0.0;
+  // A window's cost, to merge and order windows: row_costs[kind] for each of its rows and
+  // rows_added more (what its levels add).
+  std::array<std::int32_t, 4> row_costs{};
+  int rows_added = 0;
 };
 
 // What a window holds, and so what its walk reads per cell; in the order of their cost.

@@ -407,18 +407,20 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
+  // Per row of a walk's levels (its rows and the T - 1 they add), by kind: interior 1,
+  // damped 1.84, walled 2.16, general 3.8, between ncu's thread instructions per useful
+  // update of each kind (1 : 1.54 : ~1.7 : 2.7) and a warp's time per walk row (1 : 1.9 :
+  // 2.1 : 3.1 in the merged launch), the best of a scan on ten grids (docs/cuda-kernels.md).
+  layout.row_costs = {185, 340, 400, 700};
+  layout.rows_added = Shape::steps - 1;
   return layout;
 }
 
 namespace stream_detail {
 
-// A window's relative cost: per row of its walk (its rows and the T - 1 its levels add),
-// by kind, from the thread instructions per useful cell-step ncu counted for each kind
-// on double-slit (docs/cuda-kernels.md): interior 18.5, damped 28.5, general 50; walled
-// between damped and general.
-inline std::int64_t window_cost(StreamWindowKind kind, int rows, int steps) {
-  constexpr std::int64_t per_row[] = {185, 285, 320, 500};
-  return per_row[int(kind)] * (rows + steps - 1);
+// A window's relative cost (StreamLayout::row_costs, rows_added).
+inline std::int64_t window_cost(StreamLayout const& layout, StreamWindowKind kind, int rows) {
+  return std::int64_t(layout.row_costs[int(kind)]) * (rows + layout.rows_added);
 }
 
 struct PlannedWindow {
@@ -448,14 +450,14 @@ std::vector<PlannedWindow> merge_segments(StreamLayout const& layout, int ny,
         auto const merged_kind = std::max(kind, StreamWindowKind(kinds[base + s]));
         int const merged_rows = rows + rows_of(s);
         if (merged_rows > max_window_rows ||
-            window_cost(merged_kind, merged_rows, Shape::steps) > budget) {
+            window_cost(layout, merged_kind, merged_rows) > budget) {
           break;
         }
         kind = merged_kind;
         rows = merged_rows;
       }
       windows.push_back(
-          {std::uint32_t(base + first), s - first, kind, window_cost(kind, rows, Shape::steps)});
+          {std::uint32_t(base + first), s - first, kind, window_cost(layout, kind, rows)});
     }
   }
   return windows;
@@ -476,7 +478,7 @@ std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
       for (int strip = 0; strip < layout.strips; ++strip) {
         auto const index = std::uint32_t(std::int64_t(strip) * layout.segments + segment);
         auto const kind = StreamWindowKind(kinds[index]);
-        windows.push_back({index, 1, kind, window_cost(kind, layout.rows, Shape::steps)});
+        windows.push_back({index, 1, kind, window_cost(layout, kind, layout.rows)});
       }
     }
     return windows;
@@ -484,7 +486,7 @@ std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
   auto const target =
       std::size_t(std::ceil(layout.windows_per_warp * layout.resident_blocks * Shape::warps));
   std::int64_t low = 0,
-               high = window_cost(StreamWindowKind::general, max_window_rows, Shape::steps);
+               high = window_cost(layout, StreamWindowKind::general, max_window_rows);
   while (low < high) {
     std::int64_t const budget = low + (high - low) / 2;
     if (merged(budget).size() > target) {

@@ -10,10 +10,12 @@
 #include <scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,14 +85,25 @@ Variant shmem_variant() {
 
 // cuda-stream in a shape; rows > 0 overrides the segment length the layout picks, each
 // segment a window unless windows_per_warp > 0 merges them (StreamLayout).
+// costs, when given, replace the layout's window costs (row_costs, then rows_added).
+struct WindowCosts {
+  std::array<std::int32_t, 4> row_costs;
+  int rows_added;
+};
+
 template <class Shape>
 Variant stream_shape_variant(KernelParams const& params, int rows = 0,
-                             double windows_per_warp = 0) {
+                             double windows_per_warp = 0,
+                             std::optional<WindowCosts> const& costs = std::nullopt) {
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
     layout.segments = (params.ny + rows - 1) / rows;
     layout.windows_per_warp = windows_per_warp;
+  }
+  if (costs) {
+    layout.row_costs = costs->row_costs;
+    layout.rows_added = costs->rows_added;
   }
   std::uint32_t* plan = nullptr;  // lives as long as the program
   WAVE2D_CUDA_CHECK(
@@ -98,6 +111,12 @@ Variant stream_shape_variant(KernelParams const& params, int rows = 0,
   plan_stream_windows_of<Shape>(params, layout, plan, nullptr);
   Variant v;
   v.name = "stream " + Shape::describe(layout);
+  if (costs) {
+    auto const& c = costs->row_costs;
+    v.name += ", costs " + std::to_string(c[0]) + "/" + std::to_string(c[1]) + "/" +
+              std::to_string(c[2]) + "/" + std::to_string(c[3]) + " +" +
+              std::to_string(costs->rows_added);
+  }
   v.run = [layout, plan](Buffers& b, std::int64_t steps, cudaStream_t stream) {
     return advance_stream_of<Shape>(b.params(), layout, plan, b.fields, b.scratch, 0, steps,
                                     stream);
@@ -222,6 +241,15 @@ int main(int argc, char** argv) {
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
     for (double const per_warp : {1.0, 1.5, 2.0, 3.0}) {
       variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
+    }
+    // Window costs other than the layout's (interior/damped/walled/general per row, rows
+    // added): the former ones from instructions alone, and neighbours of the layout's.
+    for (WindowCosts const costs : {WindowCosts{{185, 285, 320, 500}, 7},
+                                    WindowCosts{{185, 320, 400, 700}, 7},
+                                    WindowCosts{{185, 300, 360, 600}, 7},
+                                    WindowCosts{{185, 340, 440, 800}, 7},
+                                    WindowCosts{{185, 403, 504, 970}, 7}}) {
+      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 0, 0, costs));
     }
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));

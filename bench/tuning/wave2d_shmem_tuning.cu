@@ -83,14 +83,15 @@ Variant shmem_variant() {
   return v;
 }
 
-// cuda-stream in a shape; rows > 0 overrides the segment length the layout picks, each
-// segment a window unless windows_per_warp > 0 merges them (StreamLayout).
-// costs, when given, replace the layout's window costs (row_costs, then rows_added).
+// Window costs for StreamLayout's row_costs and rows_added.
 struct WindowCosts {
   std::array<std::int32_t, 4> row_costs;
   int rows_added;
 };
 
+// cuda-stream in a shape; rows > 0 overrides the segment length the layout picks, each
+// segment a window unless windows_per_warp > 0 merges them (StreamLayout); costs, when
+// given, replace the layout's.
 template <class Shape>
 Variant stream_shape_variant(KernelParams const& params, int rows = 0,
                              double windows_per_warp = 0,

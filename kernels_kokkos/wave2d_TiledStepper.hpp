@@ -344,7 +344,7 @@ struct TiledSteps {
           int const begin = row + s + 1;
           int const end = row + window_x - 1 - s;
           if constexpr (on_host) {
-            KOKKOS_IF_ON_HOST((update_host_row(a, b, c0, c1, kappa, plain, ly, s);))
+            KOKKOS_IF_ON_HOST((update_host_row(a, b, c0, c1, kappa, plain, begin, end);))
           } else if (plain) {
             update_cells_plain(a, b, params.kappa_uniform, w, begin + first, end, stride);
           } else {
@@ -381,18 +381,19 @@ struct TiledSteps {
     });
   }
 
-  // Step s of window row ly on a host: whole 16-cell (64-byte) blocks of the row around
-  // the step's cells [s + 1, window_x - 1 - s), so that loads and stores are aligned and
-  // no remainder loop runs (the rows are padded to 16 cells). The cells beyond are never
-  // read by a later step, which reads only the cells of the steps before it.
+  // A step's cells [begin, end) of one window row, on a host: the whole 16-cell (64-byte)
+  // blocks around them, so that loads and stores are aligned and no remainder loop runs
+  // (rows are padded to 16 cells, so the blocks stay in the row). The cells beyond are
+  // never read by a later step, which reads only the cells of the steps before it.
   void update_host_row(float* prev, float const* cur, float const* cu, float const* cp,
-                       float const* kappa, bool plain, int ly, int s) const {
-    int const begin = ly * window_pitch + (s + 1) / 16 * 16;
-    int const end = begin + (window_x - 1 - s - (s + 1) / 16 * 16 + 15) / 16 * 16;
+                       float const* kappa, bool plain, int begin, int end) const {
+    int const block_begin = begin / 16 * 16;
+    int const block_end = block_begin + (end - block_begin + 15) / 16 * 16;
     if (plain) {
-      update_row_plain(prev, cur, params.kappa_uniform, window_pitch, begin, end);
+      update_row_plain(prev, cur, params.kappa_uniform, window_pitch, block_begin, block_end);
     } else {
-      update_row_folded(prev, cur, cu, cp, kappa, params.kappa_uniform, window_pitch, begin, end);
+      update_row_folded(prev, cur, cu, cp, kappa, params.kappa_uniform, window_pitch, block_begin,
+                        block_end);
     }
   }
 };

@@ -129,6 +129,21 @@ __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelPara
   return {strip * Shape::tile_x - Shape::steps, y0, min(y0 + count * layout.rows, p.ny)};
 }
 
+// A warp's ring of folded coefficients (cu, cp) in shared memory: T rows of its window's
+// columns, row mod T a slot. Each lane reads only the columns it writes, so the warp needs
+// no barrier.
+template <class Shape>
+struct CoefficientRing {
+  static constexpr int cells = Shape::steps * Shape::window_x;  // a warp's
+  float2* folded;
+
+  // Row `row`'s cells from column `column` of the window. Rows start no more than 2T
+  // above the grid (a general window's first rows).
+  __device__ float2* at(int row, int column) const {
+    return folded + int(unsigned(row + 4 * Shape::steps) % Shape::steps) * Shape::window_x + column;
+  }
+};
+
 // A hard source's value: rare, and large inline (sinf, expf), so kept out of the walk's
 // code, which must fit the instruction cache.
 __device__ __noinline__ inline float source_value(Waveform const* sources, float code, float t) {
@@ -140,11 +155,13 @@ __device__ __noinline__ inline float source_value(Waveform const* sources, float
 template <class Shape, StreamWindowKind Kind, bool UniformKappa, bool Recording>
 __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, FieldPointers out,
                                      std::int64_t first_step, Window<Shape> const w,
-                                     [[maybe_unused]] WindowReceivers const receivers) {
+                                     [[maybe_unused]] WindowReceivers const receivers,
+                                     CoefficientRing<Shape> const ring_of_rows) {
   constexpr int T = Shape::steps;
   constexpr int C = Shape::cells_x;
   constexpr bool checked = Kind == StreamWindowKind::general;
   constexpr bool recording = checked && Recording;
+  constexpr bool per_cell = Kind != StreamWindowKind::interior || !UniformKappa;
   int const lane = int(threadIdx.x) % 32;
   int const x = w.x + lane * C;  // the lane's first column
 
@@ -192,9 +209,15 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
   };
 
+  // The folded coefficients of the rows the levels are at (r - T + 1 .. r) wait in the
+  // ring: a row's codes are read once, a walk row ahead like the fields, and folded once,
+  // instead of read by each level within the levels' chain. κ per cell, where a scene has
+  // it, is still read by each level.
   float next_current[C], next_previous[C];
+  [[maybe_unused]] float next_code[C], next_kappa[C];
   load_row(in.current, r + 1, next_current);
   load_row(in.previous, r, next_previous);
+  if constexpr (per_cell) load_coefficients(r, next_code, next_kappa);
 
   // The receivers on the rows the levels compute at this walk row, r - T + 1 .. r:
   // [first_receiver, last_receiver) of the window's list.
@@ -216,6 +239,15 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     }
     load_row(in.current, r + 2, next_current);
     load_row(in.previous, r + 1, next_previous);
+    if constexpr (per_cell) {
+      float2* const cells = ring_of_rows.at(r, lane * C);
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        float const kk = UniformKappa ? p.kappa_uniform : next_kappa[j];
+        cells[j] = make_float2(folded_cu(next_code[j], kk), folded_cp(next_code[j]));
+      }
+      load_coefficients(r + 1, next_code, next_kappa);
+    }
 
 #pragma unroll
     for (int k = 1; k <= T; ++k) {
@@ -226,8 +258,8 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       float(&from)[3][C] = ring[k - 1];
       float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
       float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
-      [[maybe_unused]] float code[C], kappa[C];
-      load_coefficients(row, code, kappa);
+      [[maybe_unused]] float kappa[C];
+      if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
       float v[C];
 #pragma unroll
       for (int j = 0; j < C; ++j) {
@@ -235,15 +267,16 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
         float const sum = (j == 0 ? left : from[middle][j - 1]) +
                           (j == C - 1 ? right : from[middle][j + 1]) + from[older][j] +
                           from[newest][j];
-        float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
-        if constexpr (Kind == StreamWindowKind::interior) {
-          v[j] = stencil(0.0f, kk, u_prev, from[middle][j], sum);
+        if constexpr (!per_cell) {
+          v[j] = stencil(0.0f, p.kappa_uniform, u_prev, from[middle][j], sum);
         } else {
-          v[j] = stencil(code[j], kk, u_prev, from[middle][j], sum);
-          if constexpr (Kind != StreamWindowKind::damped) v[j] = updated_or_zero(code[j], v[j]);
+          float2 const f = ring_of_rows.at(row, lane * C)[j];  // (cu, cp)
+          float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
+          v[j] = f.x * from[middle][j] - f.y * u_prev + kk * sum;  // stencil(), folded
+          if constexpr (Kind != StreamWindowKind::damped) v[j] = kept_or_zero(f.y == f.y, v[j]);
           if constexpr (checked) {
-            if (code[j] < cell_code::fixed_zero) {
-              v[j] = source_value(p.sources, code[j], p.time(first_step + k - 1));
+            if (f.x < cell_code::fixed_zero && f.y != f.y) {
+              v[j] = source_value(p.sources, f.x, p.time(first_step + k - 1));
             }
           }
         }
@@ -298,6 +331,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
     stream_steps(KernelParams params, StreamLayout layout, std::uint32_t* plan, FieldPointers in,
                  FieldPointers out, std::int64_t first_step) {
   using namespace stream_detail;
+  using Ring = CoefficientRing<Shape>;
+  __shared__ float2 folded[Shape::warps * Ring::cells];
+  Ring const ring{folded + int(threadIdx.x) / 32 * Ring::cells};
   std::uint32_t const segments = std::uint32_t(layout.strips) * layout.segments;
   PlanParts const parts = plan_parts(plan, segments);
   for (;;) {
@@ -314,17 +350,17 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
       case StreamWindowKind::interior:
         if constexpr (UniformKappa) {
           walk<Shape, StreamWindowKind::interior, UniformKappa, false>(params, in, out, first_step,
-                                                                       w, {});
+                                                                       w, {}, ring);
           break;
         }
         [[fallthrough]];
       case StreamWindowKind::damped:
         walk<Shape, StreamWindowKind::damped, UniformKappa, false>(params, in, out, first_step, w,
-                                                                   {});
+                                                                   {}, ring);
         break;
       case StreamWindowKind::walled:
         walk<Shape, StreamWindowKind::walled, UniformKappa, false>(params, in, out, first_step, w,
-                                                                   {});
+                                                                   {}, ring);
         break;
       default: {
         WindowReceivers receivers;
@@ -333,7 +369,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
                        int(parts.receiver_offsets[index + count])};
         }
         walk<Shape, StreamWindowKind::general, UniformKappa, Recording>(params, in, out, first_step,
-                                                                        w, receivers);
+                                                                        w, receivers, ring);
       }
     }
   }

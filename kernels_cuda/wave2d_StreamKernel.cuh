@@ -444,10 +444,10 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
   // Per row of a walk's levels (its rows and the T - 1 they add), by kind: interior 1,
-  // damped 1.84, walled 2.16, general 3.8, between ncu's thread instructions per useful
-  // update of each kind (1 : 1.54 : ~1.7 : 2.7) and a warp's time per walk row (1 : 1.9 :
-  // 2.1 : 3.1 in the merged launch), the best of a scan on ten grids (docs/cuda-kernels.md).
-  layout.row_costs = {185, 340, 400, 700};
+  // damped 1.08, walled 1.27, general 2.4: the best of a scan on nine grids
+  // (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model: the ring of
+  // folded coefficients took damped windows from 1.84 to this.
+  layout.row_costs = {185, 200, 235, 450};
   layout.rows_added = Shape::steps - 1;
   return layout;
 }

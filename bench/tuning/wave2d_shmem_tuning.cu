@@ -244,14 +244,17 @@ int main(int argc, char** argv) {
       variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
     }
     // Window costs other than the layout's (interior/damped/walled/general per row, rows
-    // added): the former ones from instructions alone, and neighbours of the layout's.
-    for (WindowCosts const costs : {WindowCosts{{185, 285, 320, 500}, 7},
-                                    WindowCosts{{185, 320, 400, 700}, 7},
-                                    WindowCosts{{185, 300, 360, 600}, 7},
-                                    WindowCosts{{185, 340, 440, 800}, 7},
-                                    WindowCosts{{185, 403, 504, 970}, 7}}) {
-      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 0, 0, costs));
+    // added): a grid around the layout's, and the layout's before the coefficient ring.
+    for (int const damped : {185, 200, 215, 230}) {
+      for (int const walled : {damped + 35, damped + 75}) {
+        for (int const general : {350, 450, 550}) {
+          variants.push_back(stream_shape_variant<StreamRegistryShape>(
+              params, 0, 0, WindowCosts{{185, damped, walled, general}, 7}));
+        }
+      }
     }
+    variants.push_back(
+        stream_shape_variant<StreamRegistryShape>(params, 0, 0, WindowCosts{{185, 340, 400, 700}, 7}));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));

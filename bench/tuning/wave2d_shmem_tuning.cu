@@ -253,8 +253,8 @@ int main(int argc, char** argv) {
         }
       }
     }
-    variants.push_back(
-        stream_shape_variant<StreamRegistryShape>(params, 0, 0, WindowCosts{{185, 340, 400, 700}, 7}));
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(
+        params, 0, 0, WindowCosts{{185, 340, 400, 700}, 7}));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));

@@ -2,6 +2,7 @@
 // initialized here, and the benchmark context records the Kokkos configuration, the
 // devices, the compiler and the wave2d version, so that a JSON file explains itself.
 #include "wave2d_Bench.hpp"
+#include "wave2d_GitDescribe.hpp"  // generated at build time
 
 #include <wave2d_Config.hpp>
 

@@ -59,6 +59,13 @@ FieldPointers advance_shmem(ShmemTile tile, KernelParams const& params, FieldPoi
 // strip of columns with the T levels in registers.
 inline constexpr int stream_fused_steps = 8;
 
+// A window's cost, to merge and order windows: per_row[kind] for each of its rows and
+// rows_added more (what its levels add).
+struct StreamWindowCosts {
+  std::array<std::int32_t, 4> per_row{};
+  int rows_added = 0;
+};
+
 // How a grid is cut into the warps' windows: column strips by row segments, and each
 // strip's consecutive segments merged into windows of about equal cost (by what they
 // hold), about windows_per_warp windows per resident warp; 0: a window per segment.
@@ -68,10 +75,7 @@ struct StreamLayout {
   int rows = 0;             // output rows per segment
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
   double windows_per_warp = 0.0;
-  // A window's cost, to merge and order windows: row_costs[kind] for each of its rows and
-  // rows_added more (what its levels add).
-  std::array<std::int32_t, 4> row_costs{};
-  int rows_added = 0;
+  StreamWindowCosts window_costs;
 };
 
 // What a window holds, and so what its walk reads per cell; in the order of their cost.

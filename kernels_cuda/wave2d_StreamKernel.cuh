@@ -450,16 +450,16 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   // damped 1.08, walled 1.27, general 2.4: the best of a scan on nine grids
   // (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model: the ring of
   // folded coefficients took damped windows from 1.84 to this.
-  layout.row_costs = {185, 200, 235, 450};
-  layout.rows_added = Shape::steps - 1;
+  layout.window_costs = {{185, 200, 235, 450}, Shape::steps - 1};
   return layout;
 }
 
 namespace stream_detail {
 
-// A window's relative cost (StreamLayout::row_costs, rows_added).
+// A window's relative cost (StreamLayout::window_costs).
 inline std::int64_t window_cost(StreamLayout const& layout, StreamWindowKind kind, int rows) {
-  return std::int64_t(layout.row_costs[int(kind)]) * (rows + layout.rows_added);
+  StreamWindowCosts const& costs = layout.window_costs;
+  return std::int64_t(costs.per_row[int(kind)]) * (rows + costs.rows_added);
 }
 
 struct PlannedWindow {

@@ -10,7 +10,6 @@
 #include <scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -83,19 +82,12 @@ Variant shmem_variant() {
   return v;
 }
 
-// Window costs for StreamLayout's row_costs and rows_added.
-struct WindowCosts {
-  std::array<std::int32_t, 4> row_costs;
-  int rows_added;
-};
-
 // cuda-stream in a shape; rows > 0 overrides the segment length the layout picks, each
 // segment a window unless windows_per_warp > 0 merges them (StreamLayout); costs, when
 // given, replace the layout's.
 template <class Shape>
-Variant stream_shape_variant(KernelParams const& params, int rows = 0,
-                             double windows_per_warp = 0,
-                             std::optional<WindowCosts> const& costs = std::nullopt) {
+Variant stream_shape_variant(KernelParams const& params, int rows = 0, double windows_per_warp = 0,
+                             std::optional<StreamWindowCosts> const& costs = std::nullopt) {
   StreamLayout layout = stream_layout_for<Shape>(params, 0);
   if (rows > 0) {
     layout.rows = rows;
@@ -103,8 +95,7 @@ Variant stream_shape_variant(KernelParams const& params, int rows = 0,
     layout.windows_per_warp = windows_per_warp;
   }
   if (costs) {
-    layout.row_costs = costs->row_costs;
-    layout.rows_added = costs->rows_added;
+    layout.window_costs = *costs;
   }
   std::uint32_t* plan = nullptr;  // lives as long as the program
   WAVE2D_CUDA_CHECK(
@@ -113,7 +104,7 @@ Variant stream_shape_variant(KernelParams const& params, int rows = 0,
   Variant v;
   v.name = "stream " + Shape::describe(layout);
   if (costs) {
-    auto const& c = costs->row_costs;
+    auto const& c = costs->per_row;
     v.name += ", costs " + std::to_string(c[0]) + "/" + std::to_string(c[1]) + "/" +
               std::to_string(c[2]) + "/" + std::to_string(c[3]) + " +" +
               std::to_string(costs->rows_added);
@@ -249,12 +240,12 @@ int main(int argc, char** argv) {
       for (int const walled : {damped + 35, damped + 75}) {
         for (int const general : {350, 450, 550}) {
           variants.push_back(stream_shape_variant<StreamRegistryShape>(
-              params, 0, 0, WindowCosts{{185, damped, walled, general}, 7}));
+              params, 0, 0, StreamWindowCosts{{185, damped, walled, general}, 7}));
         }
       }
     }
     variants.push_back(stream_shape_variant<StreamRegistryShape>(
-        params, 0, 0, WindowCosts{{185, 340, 400, 700}, 7}));
+        params, 0, 0, StreamWindowCosts{{185, 340, 400, 700}, 7}));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));

@@ -46,11 +46,14 @@
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3, int CellsX = 4>
+template <int FusedSteps, int BlocksPerSM = 3, int CellsX = 4, int UnrolledKinds = 1>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
   static constexpr int cells_x = CellsX;             // adjacent columns per lane
+  // The kinds of window (StreamWindowKind, in order: interior, damped, ...) whose walks
+  // take the rows where every level is needed three at a time (walk()); more spill.
+  static constexpr int unrolled_kinds = UnrolledKinds;
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
   static constexpr int warps = 4;                           // per block
@@ -70,7 +73,8 @@ struct StreamShape {
            " columns x segments of " + std::to_string(layout.rows) + " rows" + per_warp +
            ", T=" + std::to_string(steps) +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
-           (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "");
+           (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "") +
+           (UnrolledKinds != 1 ? ", " + std::to_string(UnrolledKinds) + " kinds unrolled" : "");
   }
 };
 
@@ -133,18 +137,24 @@ __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelPara
 }
 
 // A warp's ring of folded coefficients (cu, cp) in shared memory: T rows of its window's
-// columns, row mod T a slot. Each lane reads only the columns it writes, so the warp needs
+// columns, each twice, at slots row mod T and row mod T + T. So the T rows the levels read
+// at a walk row are at fixed distances below the newest one's second copy: one address a
+// walk row, not one a level. Each lane reads only the columns it writes, so the warp needs
 // no barrier.
 template <class Shape>
 struct CoefficientRing {
-  static constexpr int cells = Shape::steps * Shape::window_x;  // a warp's
+  static constexpr int cells = 2 * Shape::steps * Shape::window_x;  // a warp's
+  static constexpr std::size_t shared_bytes = std::size_t(Shape::warps) * cells * sizeof(float2);
   float2* folded;
 
-  // Row `row`'s cells from column `column` of the window. Rows start no more than 2T
-  // above the grid (a general window's first rows).
-  __device__ float2* at(int row, int column) const {
-    return folded + int(unsigned(row + 4 * Shape::steps) % Shape::steps) * Shape::window_x + column;
+  // Row `row`'s second copy, from column `column` of the window: row - i is i rows below
+  // it (i < T), and its first copy T rows below. Rows start no more than 2T above the
+  // grid (a general window's first rows).
+  __device__ float2* newest(int row, int column) const {
+    constexpr int T = Shape::steps;
+    return folded + (int(unsigned(row + 4 * T) % T) + T) * Shape::window_x + column;
   }
+  __host__ __device__ static constexpr int rows_below(int i) { return -i * Shape::window_x; }
 };
 
 // A hard source's value: rare, and large inline (sinf, expf), so kept out of the walk's
@@ -162,6 +172,8 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
                                      CoefficientRing<Shape> const ring_of_rows) {
   constexpr int T = Shape::steps;
   constexpr int C = Shape::cells_x;
+  static_assert(T >= 3, "the next row's fields are loaded at levels 2 and 3");
+  using Ring = CoefficientRing<Shape>;
   constexpr bool checked = Kind == StreamWindowKind::general;
   constexpr bool recording = checked && Recording;
   constexpr bool per_cell = Kind != StreamWindowKind::interior || !UniformKappa;
@@ -185,8 +197,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     }
   };
 
-  // Level k's last three rows; after each row of the walk they move down a slot.
-  constexpr int newest = 0, middle = 1, older = 2;
+  // Level k's last three rows (newest, middle, older), in slots by the walk's phase.
   float ring[T][3][C];
 #pragma unroll
   for (int k = 0; k < T; ++k)
@@ -216,10 +227,12 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   // ring: a row's codes are read once, a walk row ahead like the fields, and folded once,
   // instead of read by each level within the levels' chain. κ per cell, where a scene has
   // it, is still read by each level.
-  float next_current[C], next_previous[C];
+  // u(t) of the walk row's next row goes straight to level 0's newest slot, and u(t - dt)
+  // of the walk row to previous_row, each loaded a walk row ahead once its slot is free.
+  float previous_row[C];
   [[maybe_unused]] float next_code[C], next_kappa[C];
-  load_row(in.current, r + 1, next_current);
-  load_row(in.previous, r, next_previous);
+  load_row(in.current, r + 1, ring[0][0]);
+  load_row(in.previous, r, previous_row);
   if constexpr (per_cell) load_coefficients(r, next_code, next_kappa);
 
   // The receivers on the rows the levels compute at this walk row, r - T + 1 .. r:
@@ -227,53 +240,61 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   [[maybe_unused]] int first_receiver = receivers.begin, last_receiver = receivers.begin;
   [[maybe_unused]] auto receiver_cell = [&](int i) { return p.receivers.cells[receivers.ids[i]]; };
 
-  for (; r <= r_end; ++r) {
+  // One row of the walk, the levels' rows in slots by Phase: with the three
+  // slots renamed from row to row (Phase 0, 1, 2, 0, ...) instead of moved, a walk unrolled
+  // by three rows moves no registers. Tested: each level skips the rows no later level
+  // needs (the walk's first 2T rows, where the levels start one after another).
+  auto advance_row = [&](int const walk_row, auto phase, auto tested) {
+    constexpr int P = decltype(phase)::value;
+    constexpr int newest = (3 - P) % 3, middle = (4 - P) % 3, older = (5 - P) % 3;
     if constexpr (recording) {
-      while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= r) ++last_receiver;
-      while (first_receiver < last_receiver && receiver_cell(first_receiver).y < r - T + 1) {
+      while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= walk_row)
+        ++last_receiver;
+      while (first_receiver < last_receiver && receiver_cell(first_receiver).y < walk_row - T + 1) {
         ++first_receiver;
       }
     }
-    float previous_u[C];
-#pragma unroll
-    for (int j = 0; j < C; ++j) {
-      ring[0][newest][j] = next_current[j];
-      previous_u[j] = next_previous[j];
-    }
-    load_row(in.current, r + 2, next_current);
-    load_row(in.previous, r + 1, next_previous);
+    [[maybe_unused]] float2* const folded_rows = ring_of_rows.newest(walk_row, lane * C);
     if constexpr (per_cell) {
-      float2* const cells = ring_of_rows.at(r, lane * C);
 #pragma unroll
       for (int j = 0; j < C; ++j) {
         float const kk = UniformKappa ? p.kappa_uniform : next_kappa[j];
-        cells[j] = make_float2(folded_cu(next_code[j], kk), folded_cp(next_code[j]));
+        float2 const f = make_float2(folded_cu(next_code[j], kk), folded_cp(next_code[j]));
+        folded_rows[j] = f;
+        folded_rows[Ring::rows_below(T) + j] = f;
       }
-      load_coefficients(r + 1, next_code, next_kappa);
+      load_coefficients(walk_row + 1, next_code, next_kappa);
     }
 
 #pragma unroll
     for (int k = 1; k <= T; ++k) {
-      int const row = r - k + 1;
+      // The next walk row's fields, loaded where their registers are free: level 1 is the
+      // last to read previous_row, level 2 the last to read level 0's older row.
+      if (k == 2) load_row(in.previous, walk_row + 1, previous_row);
+      if (k == 3) load_row(in.current, walk_row + 2, ring[0][older]);
+      int const row = walk_row - k + 1;
       // Level k is needed T - k rows around the segment: skip the rows beyond (the same
       // for the whole warp, so the shuffles stay converged).
-      if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
+      if constexpr (decltype(tested)::value) {
+        if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
+      }
       float(&from)[3][C] = ring[k - 1];
       float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
       float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
       [[maybe_unused]] float kappa[C];
       if constexpr (!UniformKappa) load_row(p.kappa, row, kappa);
+      [[maybe_unused]] float2 const* const folded = folded_rows + Ring::rows_below(k - 1);
       float v[C];
 #pragma unroll
       for (int j = 0; j < C; ++j) {
-        float const u_prev = k == 1 ? previous_u[j] : ring[k >= 2 ? k - 2 : 0][older][j];
+        float const u_prev = k == 1 ? previous_row[j] : ring[k >= 2 ? k - 2 : 0][older][j];
         float const sum = (j == 0 ? left : from[middle][j - 1]) +
                           (j == C - 1 ? right : from[middle][j + 1]) + from[older][j] +
                           from[newest][j];
         if constexpr (!per_cell) {
           v[j] = stencil(0.0f, p.kappa_uniform, u_prev, from[middle][j], sum);
         } else {
-          float2 const f = ring_of_rows.at(row, lane * C)[j];  // (cu, cp)
+          float2 const f = folded[j];  // (cu, cp)
           float const kk = UniformKappa ? p.kappa_uniform : kappa[j];
           v[j] = f.x * from[middle][j] - f.y * u_prev + kk * sum;  // stencil(), folded
           if constexpr (Kind != StreamWindowKind::damped) v[j] = kept_or_zero(f.y == f.y, v[j]);
@@ -310,14 +331,39 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
         }
       }
     }
+  };
+  using Phase0 = std::integral_constant<int, 0>;
+  using Phase1 = std::integral_constant<int, 1>;
+  using Phase2 = std::integral_constant<int, 2>;
+  using Tested = std::true_type;
+  using Untested = std::false_type;
+
+  // The first 2T rows (the levels starting) and the last rows % 3 row by row, moving the
+  // slots down after each; the rows between three at a time.
+  int until = w.y0 + T - 1;  // the first row at which every level is needed
+  for (;;) {
+    for (; r < until; ++r) {
+      advance_row(r, Phase0{}, Tested{});
 #pragma unroll
-    for (int k = 0; k < T; ++k) {
+      for (int k = 0; k < T; ++k) {
 #pragma unroll
-      for (int j = 0; j < C; ++j) {
-        ring[k][older][j] = ring[k][middle][j];
-        ring[k][middle][j] = ring[k][newest][j];
+        for (int j = 0; j < C; ++j) {
+          float const next = ring[k][2][j];  // level 0's: the next row, loaded
+          ring[k][2][j] = ring[k][1][j];
+          ring[k][1][j] = ring[k][0][j];
+          if (k == 0) ring[k][0][j] = next;
+        }
       }
     }
+    if (until > r_end) break;
+    if constexpr (int(Kind) < Shape::unrolled_kinds) {
+      for (; r + 2 <= r_end; r += 3) {
+        advance_row(r, Phase0{}, Untested{});
+        advance_row(r + 1, Phase1{}, Untested{});
+        advance_row(r + 2, Phase2{}, Untested{});
+      }
+    }
+    until = r_end + 1;
   }
 }
 
@@ -335,7 +381,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
                  FieldPointers out, std::int64_t first_step) {
   using namespace stream_detail;
   using Ring = CoefficientRing<Shape>;
-  __shared__ float2 folded[Shape::warps * Ring::cells];
+  extern __shared__ float2 folded[];  // Ring::shared_bytes
   Ring const ring{folded + int(threadIdx.x) / 32 * Ring::cells};
   std::uint32_t const segments = std::uint32_t(layout.strips) * layout.segments;
   PlanParts const parts = plan_parts(plan, segments);
@@ -410,6 +456,16 @@ __global__ void classify_segments(KernelParams params, StreamLayout layout, std:
   kinds[index] = std::uint32_t(kind);
 }
 
+// stream_steps' dynamic shared memory (the coefficient rings) allowed on the current
+// device: more than the 48 KB a launch gets without asking for some shapes.
+template <class Shape, bool UniformKappa, bool Recording>
+auto stream_steps_allowing_rings() {
+  auto const kernel = stream_steps<Shape, UniformKappa, Recording>;
+  WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(stream_detail::CoefficientRing<Shape>::shared_bytes)));
+  return kernel;
+}
+
 template <class Shape>
 StreamLayout stream_layout_for(KernelParams const& params, int device) {
   StreamLayout layout;
@@ -418,7 +474,8 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, stream_steps<Shape, true, false>, Shape::threads, 0));
+      &blocks_per_sm, stream_steps_allowing_rings<Shape, true, false>(), Shape::threads,
+      stream_detail::CoefficientRing<Shape>::shared_bytes));
   layout.resident_blocks = multiprocessors * blocks_per_sm;
   // A grid too small to give every warp a window of min_rows gets short segments (down to
   // fewest_rows), a window each: there the walk's serial chain, not the rows read twice,
@@ -446,11 +503,12 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
-  // Per row of a walk's levels (its rows and the T - 1 they add), by kind: interior 1,
-  // damped 1.08, walled 1.27, general 2.4: the best of a scan on nine grids
-  // (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model: the ring of
-  // folded coefficients took damped windows from 1.84 to this.
-  layout.window_costs = {{185, 200, 235, 450}, Shape::steps - 1};
+  // Per row of a window, by kind: interior 1, damped 1.84, walled 2.16, general 3.5, and
+  // 3T rows more for its first rows and last (the levels starting and ending, row by
+  // row): the most even of a scan on six grids (docs/cuda-kernels.md). A fit to this
+  // kernel on the H200, not a model: the interior walk taken three rows at a time took
+  // damped windows from 1.08 to this.
+  layout.window_costs = {{185, 340, 400, 650}, 3 * Shape::steps};
   return layout;
 }
 
@@ -524,8 +582,7 @@ std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
   }
   auto const target =
       std::size_t(std::ceil(layout.windows_per_warp * layout.resident_blocks * Shape::warps));
-  std::int64_t low = 0,
-               high = window_cost(layout, StreamWindowKind::general, max_window_rows);
+  std::int64_t low = 0, high = window_cost(layout, StreamWindowKind::general, max_window_rows);
   while (low < high) {
     std::int64_t const budget = low + (high - low) / 2;
     if (merged(budget).size() > target) {
@@ -608,18 +665,25 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                 std::int64_t first_step, std::int64_t n_steps,
                                 cudaStream_t stream) {
   bool const recording = params.receivers.active();
-  auto const kernel =
-      params.uniform_kappa()
-          ? (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>)
-          : (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>);
+  auto const kernel = params.uniform_kappa()
+                          ? (recording ? stream_steps_allowing_rings<Shape, true, true>()
+                                       : stream_steps_allowing_rings<Shape, true, false>())
+                          : (recording ? stream_steps_allowing_rings<Shape, false, true>()
+                                       : stream_steps_allowing_rings<Shape, false, false>());
+  std::size_t const shared_bytes = stream_detail::CoefficientRing<Shape>::shared_bytes;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;  // at most
-  unsigned const blocks = unsigned(
-      std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
+  // Fewer than a window per warp: fewer blocks, so that every multiprocessor has some.
+  std::int64_t const resident =
+      layout.windows_per_warp > 0 && layout.windows_per_warp < 1
+          ? std::int64_t(std::ceil(layout.windows_per_warp * layout.resident_blocks))
+          : layout.resident_blocks;
+  unsigned const blocks =
+      unsigned(std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, resident));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
     WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));  // the counter
-    kernel<<<blocks, Shape::threads, 0, stream>>>(params, layout, plan, fields, scratch,
-                                                  first_step + s);
+    kernel<<<blocks, Shape::threads, shared_bytes, stream>>>(params, layout, plan, fields, scratch,
+                                                             first_step + s);
     WAVE2D_CUDA_CHECK(cudaGetLastError());
     std::swap(fields, scratch);
   }

@@ -229,23 +229,31 @@ int main(int argc, char** argv) {
     // Columns a lane: fewer make a smaller ring of registers and more warps per SM. The
     // registry's shape first.
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params));
+    // Walks of more or fewer kinds taken three rows at a time (0: all row by row).
+    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 0>>(params));
+    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 2>>(params));
+    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 4>>(params));
     // Segments merged into windows of about equal cost, against fixed 24-row windows.
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
-    for (double const per_warp : {1.0, 1.5, 2.0, 3.0}) {
+    for (double const per_warp : {0.5, 0.75, 1.0, 1.5, 2.0, 3.0}) {
       variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
     }
     // Window costs other than the layout's (interior/damped/walled/general per row, rows
-    // added): a grid around the layout's, and the layout's before the coefficient ring.
-    for (int const damped : {185, 200, 215, 230}) {
-      for (int const walled : {damped + 35, damped + 75}) {
-        for (int const general : {350, 450, 550}) {
+    // added): a grid around the layout's.
+    for (int const rows_added : {12, 16, 24}) {
+      for (int const damped : {280, 340}) {
+        for (int const general : {550, 650, 850}) {
           variants.push_back(stream_shape_variant<StreamRegistryShape>(
-              params, 0, 0, StreamWindowCosts{{185, damped, walled, general}, 7}));
+              params, 0, 0, StreamWindowCosts{{185, damped, damped + 60, general}, rows_added}));
         }
       }
     }
-    variants.push_back(stream_shape_variant<StreamRegistryShape>(
-        params, 0, 0, StreamWindowCosts{{185, 340, 400, 700}, 7}));
+    for (int const rows_added : {16, 24}) {
+      variants.push_back(stream_shape_variant<StreamRegistryShape>(
+          params, 0, 0, StreamWindowCosts{{185, 310, 430, 650}, rows_added}));
+      variants.push_back(stream_shape_variant<StreamRegistryShape>(
+          params, 0, 0, StreamWindowCosts{{185, 250, 310, 650}, rows_added}));
+    }
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));

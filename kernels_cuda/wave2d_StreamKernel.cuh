@@ -503,12 +503,12 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
-  // Per row of a window, by kind: interior 1, damped 1.84, walled 2.16, general 3.5, and
-  // 3T rows more for its first rows and last (the levels starting and ending, row by
-  // row): the most even of a scan on six grids (docs/cuda-kernels.md). A fit to this
-  // kernel on the H200, not a model: the interior walk taken three rows at a time took
-  // damped windows from 1.08 to this.
-  layout.window_costs = {{185, 340, 400, 650}, 3 * Shape::steps};
+  // Per row of a window, by kind: interior 1, damped 1.68, walled 2.32, general 3.5, and
+  // 2T rows more for its first rows and last (the levels starting and ending, row by
+  // row): of a scan on nine grids the set whose worst grid was least far from that grid's
+  // best (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model: the
+  // interior walk taken three rows at a time took damped windows from 1.08 to this.
+  layout.window_costs = {{185, 310, 430, 650}, 2 * Shape::steps};
   return layout;
 }
 

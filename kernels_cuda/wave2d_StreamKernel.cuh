@@ -672,13 +672,8 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                        : stream_steps_allowing_rings<Shape, false, false>());
   std::size_t const shared_bytes = stream_detail::CoefficientRing<Shape>::shared_bytes;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;  // at most
-  // Fewer than a window per warp: fewer blocks, so that every multiprocessor has some.
-  std::int64_t const resident =
-      layout.windows_per_warp > 0 && layout.windows_per_warp < 1
-          ? std::int64_t(std::ceil(layout.windows_per_warp * layout.resident_blocks))
-          : layout.resident_blocks;
-  unsigned const blocks =
-      unsigned(std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, resident));
+  unsigned const blocks = unsigned(
+      std::min<std::int64_t>((windows + Shape::warps - 1) / Shape::warps, layout.resident_blocks));
   std::int64_t const fused = n_steps - n_steps % Shape::steps;
   for (std::int64_t s = 0; s < fused; s += Shape::steps) {
     WAVE2D_CUDA_CHECK(cudaMemsetAsync(plan, 0, sizeof(std::uint32_t), stream));  // the counter

@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
     variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 4>>(params));
     // Segments merged into windows of about equal cost, against fixed 24-row windows.
     variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
-    for (double const per_warp : {0.5, 0.75, 1.0, 1.5, 2.0, 3.0}) {
+    for (double const per_warp : {1.0, 1.5, 2.0, 3.0}) {
       variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
     }
     // Window costs other than the layout's (interior/damped/walled/general per row, rows

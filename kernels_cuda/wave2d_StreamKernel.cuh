@@ -52,7 +52,8 @@ struct StreamShape {
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
   static constexpr int cells_x = CellsX;             // adjacent columns per lane
   // The kinds of window (StreamWindowKind, in order: interior, damped, ...) whose walks
-  // take the rows where every level is needed three at a time (walk()); more spill.
+  // take the rows where every level is needed three at a time (walk()): code three times
+  // as long, and beyond the interior kind more registers than 4 blocks/SM leave (spills).
   static constexpr int unrolled_kinds = UnrolledKinds;
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
@@ -246,6 +247,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   // needs (the walk's first 2T rows, where the levels start one after another).
   auto advance_row = [&](int const walk_row, auto phase, auto tested) {
     constexpr int P = decltype(phase)::value;
+    // P rows after phase 0 each role sits P slots further back, modulo 3.
     constexpr int newest = (3 - P) % 3, middle = (4 - P) % 3, older = (5 - P) % 3;
     if constexpr (recording) {
       while (last_receiver < receivers.end && receiver_cell(last_receiver).y <= walk_row)
@@ -348,7 +350,8 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       for (int k = 0; k < T; ++k) {
 #pragma unroll
         for (int j = 0; j < C; ++j) {
-          float const next = ring[k][2][j];  // level 0's: the next row, loaded
+          // Level 0's older slot holds the next row, loaded there: it becomes the newest.
+          float const next = ring[k][2][j];
           ring[k][2][j] = ring[k][1][j];
           ring[k][1][j] = ring[k][0][j];
           if (k == 0) ring[k][0][j] = next;

@@ -86,6 +86,8 @@ enum class StreamWindowKind : std::uint32_t {
   general,   // anything: sources, receivers, cells outside the grid
 };
 
+// The layout of a grid on `device`, the current device, which then runs its launches
+// (allowed there the kernel's shared memory).
 StreamLayout stream_layout(KernelParams const& params, int device);
 std::string describe(
     StreamLayout const& layout);  // "warp strips 80 of 96 columns x segments of 8 rows merged

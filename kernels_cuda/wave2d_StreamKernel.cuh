@@ -227,9 +227,9 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   // The folded coefficients of the rows the levels are at (r - T + 1 .. r) wait in the
   // ring: a row's codes are read once, a walk row ahead like the fields, and folded once,
   // instead of read by each level within the levels' chain. κ per cell, where a scene has
-  // it, is still read by each level.
-  // u(t) of the walk row's next row goes straight to level 0's newest slot, and u(t - dt)
-  // of the walk row to previous_row, each loaded a walk row ahead once its slot is free.
+  // it, is still read by each level. The fields too are read a walk row ahead: u(t) of the
+  // next row straight into level 0's newest slot, u(t - dt) of the row into previous_row,
+  // each once its registers are free.
   float previous_row[C];
   [[maybe_unused]] float next_code[C], next_kappa[C];
   load_row(in.current, r + 1, ring[0][0]);
@@ -460,15 +460,19 @@ __global__ void classify_segments(KernelParams params, StreamLayout layout, std:
 }
 
 // stream_steps' dynamic shared memory (the coefficient rings) allowed on the current
-// device: more than the 48 KB a launch gets without asking for some shapes.
-template <class Shape, bool UniformKappa, bool Recording>
-auto stream_steps_allowing_rings() {
-  auto const kernel = stream_steps<Shape, UniformKappa, Recording>;
-  WAVE2D_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(stream_detail::CoefficientRing<Shape>::shared_bytes)));
-  return kernel;
+// device, for each of its kernels: some shapes need more than the 48 KB a launch gets
+// without asking.
+template <class Shape>
+void allow_stream_rings() {
+  int const bytes = int(stream_detail::CoefficientRing<Shape>::shared_bytes);
+  for (auto const kernel : {stream_steps<Shape, true, false>, stream_steps<Shape, true, true>,
+                            stream_steps<Shape, false, false>, stream_steps<Shape, false, true>}) {
+    WAVE2D_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  }
 }
 
+// The layout of a grid on `device`, the current device, which runs its launches.
 template <class Shape>
 StreamLayout stream_layout_for(KernelParams const& params, int device) {
   StreamLayout layout;
@@ -476,8 +480,9 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   int multiprocessors = 0, blocks_per_sm = 0;
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  allow_stream_rings<Shape>();
   WAVE2D_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, stream_steps_allowing_rings<Shape, true, false>(), Shape::threads,
+      &blocks_per_sm, stream_steps<Shape, true, false>, Shape::threads,
       stream_detail::CoefficientRing<Shape>::shared_bytes));
   layout.resident_blocks = multiprocessors * blocks_per_sm;
   // A grid too small to give every warp a window of min_rows gets short segments (down to
@@ -668,11 +673,10 @@ FieldPointers advance_stream_of(KernelParams const& params, StreamLayout const& 
                                 std::int64_t first_step, std::int64_t n_steps,
                                 cudaStream_t stream) {
   bool const recording = params.receivers.active();
-  auto const kernel = params.uniform_kappa()
-                          ? (recording ? stream_steps_allowing_rings<Shape, true, true>()
-                                       : stream_steps_allowing_rings<Shape, true, false>())
-                          : (recording ? stream_steps_allowing_rings<Shape, false, true>()
-                                       : stream_steps_allowing_rings<Shape, false, false>());
+  auto const kernel =
+      params.uniform_kappa()
+          ? (recording ? stream_steps<Shape, true, true> : stream_steps<Shape, true, false>)
+          : (recording ? stream_steps<Shape, false, true> : stream_steps<Shape, false, false>);
   std::size_t const shared_bytes = stream_detail::CoefficientRing<Shape>::shared_bytes;
   std::int64_t const windows = std::int64_t(layout.strips) * layout.segments;  // at most
   unsigned const blocks = unsigned(

@@ -90,7 +90,7 @@ enum class StreamWindowKind : std::uint32_t {
 // (allowed there the kernel's shared memory).
 StreamLayout stream_layout(KernelParams const& params, int device);
 std::string describe(
-    StreamLayout const& layout);  // "warp strips 80 of 96 columns x segments of 8 rows merged
+    StreamLayout const& layout);  // "warp strips 80 of 96 columns x segments of 1 row merged
                                   // by cost, 1 per warp, T=8, 4 blocks/SM, 3 columns a lane"
 // The number of plan entries (device std::uint32_t) a layout and its receivers need.
 inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {

@@ -71,7 +71,8 @@ struct StreamShape {
                     layout.windows_per_warp);
     }
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
-           " columns x segments of " + std::to_string(layout.rows) + " rows" + per_warp +
+           " columns x segments of " + std::to_string(layout.rows) +
+           (layout.rows == 1 ? " row" : " rows") + per_warp +
            ", T=" + std::to_string(steps) +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
            (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "") +
@@ -427,36 +428,34 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
   }
 }
 
-// One thread per segment: the kind of each segment's window (a window of several takes
-// the costliest of theirs), once per grid.
+// One thread per row of a strip (strip-major: strip * ny + row): the kind of a window that
+// held that row of the strip's columns alone, a byte each. A segment's window takes the
+// costliest kind of the rows it reads (segment_kinds), so each row is read once, however
+// short the segments (merged grids have segments of a row).
 template <class Shape>
-__global__ void classify_segments(KernelParams params, StreamLayout layout, std::uint32_t* kinds) {
+__global__ void classify_rows(KernelParams params, StreamLayout layout, std::uint8_t* kinds) {
   using namespace stream_detail;
   std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (index >= std::int64_t(layout.strips) * layout.segments) return;
-  auto const w = window_of<Shape>(layout, params, index, 1);
-  int const y_first = w.y0 - Shape::rows_above;
-  int const y_last = w.y_end + Shape::rows_below;
+  if (index >= std::int64_t(layout.strips) * params.ny) return;
+  int const strip = int(index / params.ny), y = int(index % params.ny);
+  int const x0 = strip * Shape::tile_x - Shape::steps;
   auto kind = StreamWindowKind::interior;
-  if (w.x < 0 || w.x + Shape::window_x > params.nx || y_first < 0 || y_last > params.ny) {
+  if (x0 < 0 || x0 + Shape::window_x > params.nx) {
     kind = StreamWindowKind::general;
   } else {
-    auto const at_least = [&](StreamWindowKind k) {
-      if (k > kind) kind = k;
-    };
-    for (int y = y_first; y < y_last && kind != StreamWindowKind::general; ++y) {
-      for (int x = w.x; x < w.x + Shape::window_x; ++x) {
-        float const code = params.code[std::int64_t(y) * params.pitch + x];
-        if (code < cell_code::fixed_zero) {
-          kind = StreamWindowKind::general;
-          break;
-        }
-        if (code < 0.0f) at_least(StreamWindowKind::walled);
-        if (code != 0.0f || !params.uniform_kappa()) at_least(StreamWindowKind::damped);
+    for (int x = x0; x < x0 + Shape::window_x; ++x) {
+      float const code = params.code[std::int64_t(y) * params.pitch + x];
+      if (code < cell_code::fixed_zero) {
+        kind = StreamWindowKind::general;
+        break;
+      }
+      if (code < 0.0f) kind = StreamWindowKind::walled;
+      if (kind == StreamWindowKind::interior && (code != 0.0f || !params.uniform_kappa())) {
+        kind = StreamWindowKind::damped;
       }
     }
   }
-  kinds[index] = std::uint32_t(kind);
+  kinds[index] = std::uint8_t(kind);
 }
 
 // stream_steps' dynamic shared memory (the coefficient rings) allowed on the current
@@ -488,14 +487,16 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   // A grid too small to give every warp a window of min_rows gets short segments (down to
   // fewest_rows), a window each: there the walk's serial chain, not the rows read twice,
   // sets the time (201 x 201: 8.7 GCells/s with 4 rows, 3.8 with 24, on the H200). A grid
-  // whose strips in windows of max_rows would leave warps without one has segments of
-  // merged_rows merged into a window of about equal cost per warp (plan_windows): long
-  // windows read few rows twice, and equal ones end together (H200, double-slit: 617
-  // GCells/s against 567 with 24-row windows taken from the queue, 2048²: 502 against
-  // 423 with 12). Larger grids keep windows of one segment, about 3 per warp, from the
-  // queue, slowest kind first (8192²: 846 GCells/s; merged, 2 a warp, 800).
+  // whose strips in windows of max_rows would leave warps without one has its rows merged
+  // into a window of about equal cost per warp (plan_windows): long windows read few rows
+  // twice, and equal ones end together (H200, double-slit: 617 GCells/s against 567 with
+  // 24-row windows taken from the queue, 2048²: 502 against 423 with 12). Segments of a
+  // row let windows end at any row: 866 against 824 with segments of 8 on double-slit,
+  // 654 against 627 at 2048² (docs/cuda-kernels.md). Larger grids keep windows of one
+  // segment, about 3 per warp, from the queue, slowest kind first (8192²: 846 GCells/s;
+  // merged, 2 a warp, 800).
   constexpr int min_rows = 24, max_rows = stream_detail::max_window_rows, fewest_rows = 4,
-                merged_rows = 8, windows_per_warp = 3;
+                merged_rows = 1, windows_per_warp = 3;
   std::int64_t const warps = std::int64_t(layout.resident_blocks) * Shape::warps;
   std::int64_t const strip_rows = std::int64_t(layout.strips) * params.ny;
   auto const windows_of = [&](int rows) {
@@ -526,6 +527,26 @@ namespace stream_detail {
 inline std::int64_t window_cost(StreamLayout const& layout, StreamWindowKind kind, int rows) {
   StreamWindowCosts const& costs = layout.window_costs;
   return std::int64_t(costs.per_row[int(kind)]) * (rows + costs.rows_added);
+}
+
+// Each segment's kind (strip-major): the costliest of the rows its window reads
+// (classify_rows' row_kinds), general where they leave the grid.
+template <class Shape>
+std::vector<std::uint32_t> segment_kinds(StreamLayout const& layout, int ny,
+                                         std::vector<std::uint8_t> const& row_kinds) {
+  std::vector<std::uint32_t> kinds(std::size_t(layout.strips) * layout.segments);
+  for (int strip = 0; strip < layout.strips; ++strip) {
+    std::uint8_t const* const rows = row_kinds.data() + std::size_t(strip) * ny;
+    for (int segment = 0; segment < layout.segments; ++segment) {
+      int const y0 = segment * layout.rows;
+      int const first = y0 - Shape::rows_above;
+      int const last = std::min(y0 + layout.rows, ny) + Shape::rows_below;
+      auto kind = std::uint32_t(StreamWindowKind::general);
+      if (first >= 0 && last <= ny) kind = *std::max_element(rows + first, rows + last);
+      kinds[std::size_t(strip) * layout.segments + segment] = kind;
+    }
+  }
+  return kinds;
 }
 
 struct PlannedWindow {
@@ -614,22 +635,30 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
     throw std::length_error("cuda-stream: too many windows for this grid");
   }
   std::vector<std::uint32_t> host(stream_plan_size(layout, params.receivers.count));
-  PlanParts const device = plan_parts(plan, segments);
   PlanParts const parts = plan_parts(host.data(), segments);
-  std::vector<std::uint32_t> kinds(std::size_t(segments), 0);
-  // The kinds go through the entries' space, which the plan overwrites below.
-  classify_segments<Shape>
-      <<<unsigned((segments + 127) / 128), 128, 0, stream>>>(params, layout, device.entries);
-  WAVE2D_CUDA_CHECK(cudaGetLastError());
+  std::int64_t const strip_rows = std::int64_t(layout.strips) * params.ny;
+  std::vector<std::uint8_t> row_kinds(std::size_t(strip_rows), 0);
   std::vector<ReceiverCell> cells(std::size_t(params.receivers.count));
-  WAVE2D_CUDA_CHECK(cudaMemcpyAsync(kinds.data(), device.entries, segments * sizeof(std::uint32_t),
-                                    cudaMemcpyDeviceToHost, stream));
-  if (!cells.empty()) {
-    WAVE2D_CUDA_CHECK(cudaMemcpyAsync(cells.data(), params.receivers.cells,
-                                      cells.size() * sizeof(ReceiverCell), cudaMemcpyDeviceToHost,
-                                      stream));
+  {
+    struct StreamOrderedBytes {  // freed in stream order, also when a check throws
+      std::uint8_t* bytes = nullptr;
+      cudaStream_t stream;
+      ~StreamOrderedBytes() { cudaFreeAsync(bytes, stream); }
+    } device{nullptr, stream};
+    WAVE2D_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&device.bytes), strip_rows, stream));
+    classify_rows<Shape>
+        <<<unsigned((strip_rows + 127) / 128), 128, 0, stream>>>(params, layout, device.bytes);
+    WAVE2D_CUDA_CHECK(cudaGetLastError());
+    WAVE2D_CUDA_CHECK(cudaMemcpyAsync(row_kinds.data(), device.bytes, row_kinds.size(),
+                                      cudaMemcpyDeviceToHost, stream));
+    if (!cells.empty()) {
+      WAVE2D_CUDA_CHECK(cudaMemcpyAsync(cells.data(), params.receivers.cells,
+                                        cells.size() * sizeof(ReceiverCell),
+                                        cudaMemcpyDeviceToHost, stream));
+    }
+    WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::uint32_t> kinds = segment_kinds<Shape>(layout, params.ny, row_kinds);
 
   // Each segment's receivers, by row (a counting sort by segment of the receivers sorted
   // by row, so a window's are its segments' in a row); their windows walk as general

@@ -239,23 +239,21 @@ int main(int argc, char** argv) {
       variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 8, per_warp));
     }
     // Window costs other than the layout's (interior/damped/walled/general per row, rows
-    // added): a grid around the layout's.
-    for (int const rows_added : {12, 16, 24}) {
-      for (int const damped : {280, 340}) {
-        for (int const general : {550, 650, 850}) {
-          variants.push_back(stream_shape_variant<StreamRegistryShape>(
-              params, 0, 0, StreamWindowCosts{{185, damped, damped + 60, general}, rows_added}));
+    // added), with the layout's segments and with merged segments of 1 and 2 rows.
+    for (int const rows : {0, 1, 2}) {
+      for (int const rows_added : {8, 12, 16, 24}) {
+        for (int const damped : {280, 310, 340}) {
+          for (int const general : {550, 650, 850}) {
+            variants.push_back(stream_shape_variant<StreamRegistryShape>(
+                params, rows, rows > 0 ? 1.0 : 0.0,
+                StreamWindowCosts{{185, damped, damped + 120, general}, rows_added}));
+          }
         }
       }
     }
-    for (int const rows_added : {16, 24}) {
-      variants.push_back(stream_shape_variant<StreamRegistryShape>(
-          params, 0, 0, StreamWindowCosts{{185, 310, 430, 650}, rows_added}));
-      variants.push_back(stream_shape_variant<StreamRegistryShape>(
-          params, 0, 0, StreamWindowCosts{{185, 250, 310, 650}, rows_added}));
+    for (int const rows : {1, 2, 4, 12}) {
+      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, rows, 1.0));
     }
-    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 4, 1.0));
-    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 12, 1.0));
     variants.push_back(stream_variant<8, 4, 2>(params));
     variants.push_back(stream_variant<8, 6, 2>(params));
     variants.push_back(stream_variant<8, 5, 2>(params, 48));

@@ -11,9 +11,9 @@
 // k - 1, made earlier in the same walk. Each level keeps its last three rows in
 // registers, and neighbours across lanes come by shuffles. A level skips the rows no
 // later level needs; only the window's sides are recomputed halo: wrong values creep in
-// from them one column per level, so a warp writes its middle 32·C - 2T columns, rows of
-// level T - 1 and T, the new pair. Each launch reads one pair of global fields and
-// writes the other.
+// from them one column per level, so a warp writes its middle 32·C - 2T columns (up to
+// its edge where that edge is the grid's border column: strips_of), rows of level T - 1
+// and T, the new pair. Each launch reads one pair of global fields and writes the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
 // walk reads no per-cell coefficients (interior) or only the damping (damped); a window
@@ -88,10 +88,45 @@ namespace stream_detail {
 
 template <class Shape>
 struct Window {
-  int x;      // the window's first column (may be negative)
-  int y0;     // first output row
-  int y_end;  // one past the last output row
+  int x;            // the window's first column (negative only in grids narrower than it)
+  int write_begin;  // the columns it writes, from x: [write_begin, write_end)
+  int write_end;
+  int y0;           // first output row
+  int y_end;        // one past the last output row
 };
+
+// A grid's column strips. The first strip's window starts at column 0 and the last's ends
+// at column nx - 1: there the border column, fixed, stands where a recomputed side would
+// be, so no wrong value creeps in from that side and the window writes up to its edge.
+// So where the grid is at least a window wide no window reaches outside it, and the strips
+// by the grid's sides are walked as walled ones, not general. The strips between write
+// tile_x columns each, from column tile_x + T on.
+template <class Shape>
+__host__ __device__ inline int strips_of(int nx) {
+  if (nx <= Shape::window_x) return 1;
+  return 1 + (nx - Shape::window_x + Shape::tile_x - 1) / Shape::tile_x;
+}
+
+// Strip `strip`'s window: its first column x, and the grid's columns [begin, end) it writes.
+struct StripColumns {
+  int x;
+  int begin;
+  int end;
+};
+
+template <class Shape>
+__host__ __device__ inline StripColumns strip_columns(int strip, int strips, int nx) {
+  constexpr int T = Shape::steps;
+  bool const last = strip == strips - 1;
+  return {last && strip > 0 ? nx - Shape::window_x : strip * Shape::tile_x,
+          strip == 0 ? 0 : strip * Shape::tile_x + T, last ? nx : (strip + 1) * Shape::tile_x + T};
+}
+
+// The strip that writes column x.
+template <class Shape>
+inline int strip_of_column(int x, int strips) {
+  return std::clamp((x - Shape::steps) / Shape::tile_x, 0, strips - 1);
+}
 
 // The most output rows a window has.
 inline constexpr int max_window_rows = 256;
@@ -126,16 +161,19 @@ __host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_
 // The segment whose output cells hold cell (x, y).
 template <class Shape>
 inline std::int64_t segment_of_cell(StreamLayout const& layout, int x, int y) {
-  return std::int64_t(x / Shape::tile_x) * layout.segments + y / layout.rows;
+  return std::int64_t(strip_of_column<Shape>(x, layout.strips)) * layout.segments +
+         y / layout.rows;
 }
 
 // The window of `count` segments from segment `index`.
 template <class Shape>
 __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelParams const& p,
                                           std::int64_t index, int count) {
-  int const strip = int(index / layout.segments);
+  StripColumns const columns =
+      strip_columns<Shape>(int(index / layout.segments), layout.strips, p.nx);
   int const y0 = int(index % layout.segments) * layout.rows;
-  return {strip * Shape::tile_x - Shape::steps, y0, min(y0 + count * layout.rows, p.ny)};
+  return {columns.x, columns.begin - columns.x, columns.end - columns.x, y0,
+          min(y0 + count * layout.rows, p.ny)};
 }
 
 // A warp's ring of folded coefficients (cu, cp) in shared memory: T rows of its window's
@@ -188,7 +226,7 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   for (int j = 0; j < C; ++j) {
     column_inside[j] = x + j >= 0 && x + j < p.nx;
     int const lx = lane * C + j;
-    column_written[j] = column_inside[j] && lx >= T && lx < T + Shape::tile_x;
+    column_written[j] = column_inside[j] && lx >= w.write_begin && lx < w.write_end;
   }
   auto load_row = [&](float const* field, int row, float(&v)[C]) {
     bool const row_inside = !checked || (row >= 0 && row < p.ny);
@@ -438,7 +476,7 @@ __global__ void classify_rows(KernelParams params, StreamLayout layout, std::uin
   std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= std::int64_t(layout.strips) * params.ny) return;
   int const strip = int(index / params.ny), y = int(index % params.ny);
-  int const x0 = strip * Shape::tile_x - Shape::steps;
+  int const x0 = strip_columns<Shape>(strip, layout.strips, params.nx).x;
   auto kind = StreamWindowKind::interior;
   if (x0 < 0 || x0 + Shape::window_x > params.nx) {
     kind = StreamWindowKind::general;
@@ -475,7 +513,7 @@ void allow_stream_rings() {
 template <class Shape>
 StreamLayout stream_layout_for(KernelParams const& params, int device) {
   StreamLayout layout;
-  layout.strips = (params.nx + Shape::tile_x - 1) / Shape::tile_x;
+  layout.strips = stream_detail::strips_of<Shape>(params.nx);
   int multiprocessors = 0, blocks_per_sm = 0;
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));

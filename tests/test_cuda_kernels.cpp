@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <limits>
+#include <random>
 
 namespace wave2d::test {
 namespace {
@@ -214,6 +215,22 @@ TEST_P(CudaKernelTest, EveryRowAlignment) {
       check(scene, random_pair(scene, 7), 1, 11,
             std::to_string(nx) + " wide, pitch + " + std::to_string(extra), extra);
     }
+  }
+}
+
+// Widths around cuda-stream's strips (96 columns a window, 80 written by each strip
+// between the first and the last): where the grid is at least a window wide, the first
+// window starts at column 0 and the last ends at the last column, each writing up to that
+// edge, and they are walked without bounds tests (walled: the border cells are fixed).
+TEST_P(CudaKernelTest, WidthsAroundTheStreamStrips) {
+  for (std::int32_t nx : {95, 96, 97, 175, 176, 177, 263, 264}) {
+    Scene scene = plain_scene(nx, 71);
+    scene.sources.push_back({nx / 2, 35, {Waveform::Shape::sine, 2.0f, 30.0f, 0.0f}});
+    check(scene, random_pair(scene, 12), 2, 17, std::to_string(nx) + " x 71, 17 steps");
+    std::mt19937 generator{std::uint32_t(nx)};
+    scene.walls.resize(std::size_t(scene.cells()));
+    for (auto& wall : scene.walls) wall = generator() % 16 == 0;
+    check(scene, random_pair(scene, 13), 1, 13, std::to_string(nx) + " x 71, walls, 13 steps");
   }
 }
 

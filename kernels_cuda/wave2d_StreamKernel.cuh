@@ -12,8 +12,9 @@
 // registers, and neighbours across lanes come by shuffles. A level skips the rows no
 // later level needs; only the window's sides are recomputed halo: wrong values creep in
 // from them one column per level, so a warp writes its middle 32·C - 2T columns (up to
-// its edge where that edge is the grid's border column: strips_of), rows of level T - 1
-// and T, the new pair. Each launch reads one pair of global fields and writes the other.
+// its edge where that edge is the grid's border column: wave2d_StreamStrips.hpp), rows of
+// level T - 1 and T, the new pair. Each launch reads one pair of global fields and writes
+// the other.
 //
 // Most windows of a scene hold no wall, source or border cell and many no damping: their
 // walk reads no per-cell coefficients (interior) or only the damping (damped); a window
@@ -34,6 +35,7 @@
 
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_StreamStrips.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -72,8 +74,7 @@ struct StreamShape {
     }
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x segments of " + std::to_string(layout.rows) +
-           (layout.rows == 1 ? " row" : " rows") + per_warp +
-           ", T=" + std::to_string(steps) +
+           (layout.rows == 1 ? " row" : " rows") + per_warp + ", T=" + std::to_string(steps) +
            (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
            (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "") +
            (UnrolledKinds != 1 ? ", " + std::to_string(UnrolledKinds) + " kinds unrolled" : "");
@@ -91,42 +92,9 @@ struct Window {
   int x;            // the window's first column (negative only in grids narrower than it)
   int write_begin;  // the columns it writes, from x: [write_begin, write_end)
   int write_end;
-  int y0;           // first output row
-  int y_end;        // one past the last output row
+  int y0;     // first output row
+  int y_end;  // one past the last output row
 };
-
-// A grid's column strips. The first strip's window starts at column 0 and the last's ends
-// at column nx - 1: there the border column, fixed, stands where a recomputed side would
-// be, so no wrong value creeps in from that side and the window writes up to its edge.
-// So where the grid is at least a window wide no window reaches outside it, and the strips
-// by the grid's sides are walked as walled ones, not general. The strips between write
-// tile_x columns each, from column tile_x + T on.
-template <class Shape>
-__host__ __device__ inline int strips_of(int nx) {
-  if (nx <= Shape::window_x) return 1;
-  return 1 + (nx - Shape::window_x + Shape::tile_x - 1) / Shape::tile_x;
-}
-
-// Strip `strip`'s window: its first column x, and the grid's columns [begin, end) it writes.
-struct StripColumns {
-  int x;
-  int begin;
-  int end;
-};
-
-template <class Shape>
-__host__ __device__ inline StripColumns strip_columns(int strip, int strips, int nx) {
-  constexpr int T = Shape::steps;
-  bool const last = strip == strips - 1;
-  return {last && strip > 0 ? nx - Shape::window_x : strip * Shape::tile_x,
-          strip == 0 ? 0 : strip * Shape::tile_x + T, last ? nx : (strip + 1) * Shape::tile_x + T};
-}
-
-// The strip that writes column x.
-template <class Shape>
-inline int strip_of_column(int x, int strips) {
-  return std::clamp((x - Shape::steps) / Shape::tile_x, 0, strips - 1);
-}
 
 // The most output rows a window has.
 inline constexpr int max_window_rows = 256;
@@ -161,8 +129,7 @@ __host__ __device__ inline PlanParts plan_parts(std::uint32_t* plan, std::int64_
 // The segment whose output cells hold cell (x, y).
 template <class Shape>
 inline std::int64_t segment_of_cell(StreamLayout const& layout, int x, int y) {
-  return std::int64_t(strip_of_column<Shape>(x, layout.strips)) * layout.segments +
-         y / layout.rows;
+  return std::int64_t(strip_of_column<Shape>(x, layout.strips)) * layout.segments + y / layout.rows;
 }
 
 // The window of `count` segments from segment `index`.
@@ -513,7 +480,7 @@ void allow_stream_rings() {
 template <class Shape>
 StreamLayout stream_layout_for(KernelParams const& params, int device) {
   StreamLayout layout;
-  layout.strips = stream_detail::strips_of<Shape>(params.nx);
+  layout.strips = strips_of<Shape>(params.nx);
   int multiprocessors = 0, blocks_per_sm = 0;
   WAVE2D_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
@@ -691,8 +658,8 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
                                       cudaMemcpyDeviceToHost, stream));
     if (!cells.empty()) {
       WAVE2D_CUDA_CHECK(cudaMemcpyAsync(cells.data(), params.receivers.cells,
-                                        cells.size() * sizeof(ReceiverCell),
-                                        cudaMemcpyDeviceToHost, stream));
+                                        cells.size() * sizeof(ReceiverCell), cudaMemcpyDeviceToHost,
+                                        stream));
     }
     WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
   }

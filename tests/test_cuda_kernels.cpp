@@ -3,6 +3,7 @@
 #include <wave2d_TestHelpers.hpp>
 
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_StreamStrips.hpp>
 
 #include <cuda_runtime.h>
 
@@ -232,6 +233,54 @@ TEST_P(CudaKernelTest, WidthsAroundTheStreamStrips) {
     for (auto& wall : scene.walls) wall = generator() % 16 == 0;
     check(scene, random_pair(scene, 13), 1, 13, std::to_string(nx) + " x 71, walls, 13 steps");
   }
+}
+
+// cuda-stream's strips, on the host (no GPU needed): for every width up to five windows,
+// the strips' written columns tile the grid in order, each inside its window and at least
+// `steps` from a side of it that is not at or beyond the grid's edge; no window reaches
+// outside a grid at least a window wide; strip_of_column finds each column's strip.
+template <int WindowX, int Steps>
+struct StripShape {
+  static constexpr int window_x = WindowX;
+  static constexpr int steps = Steps;
+  static constexpr int tile_x = WindowX - 2 * Steps;
+};
+
+template <class Shape>
+void expect_strips_tile_every_width() {
+  for (int nx = 1; nx <= 5 * Shape::window_x; ++nx) {
+    int const strips = cuda::strips_of<Shape>(nx);
+    int next = 0;
+    for (int s = 0; s < strips; ++s) {
+      auto const c = cuda::strip_columns<Shape>(s, strips, nx);
+      std::string const where = std::to_string(Shape::window_x) + "-column windows, T " +
+                                std::to_string(Shape::steps) + ", " + std::to_string(nx) +
+                                " wide, strip " + std::to_string(s);
+      ASSERT_EQ(c.begin, next) << where;
+      ASSERT_LT(c.begin, c.end) << where;
+      ASSERT_GE(c.begin, c.x) << where;
+      ASSERT_LE(c.end, c.x + Shape::window_x) << where;
+      if (c.x > 0) ASSERT_GE(c.begin - c.x, Shape::steps) << where;
+      if (c.x + Shape::window_x < nx)
+        ASSERT_LE(c.end - c.x, Shape::window_x - Shape::steps) << where;
+      if (nx >= Shape::window_x) {
+        ASSERT_GE(c.x, 0) << where;
+        ASSERT_LE(c.x + Shape::window_x, nx) << where;
+      }
+      for (int x = c.begin; x < c.end; ++x) {
+        ASSERT_EQ(cuda::strip_of_column<Shape>(x, strips), s) << where << ", column " << x;
+      }
+      next = c.end;
+    }
+    ASSERT_EQ(next, nx) << nx << " wide";
+  }
+}
+
+TEST(StreamStrips, TileEveryWidth) {
+  expect_strips_tile_every_width<StripShape<96, 8>>();  // the registry's
+  expect_strips_tile_every_width<StripShape<128, 8>>();
+  expect_strips_tile_every_width<StripShape<64, 8>>();
+  expect_strips_tile_every_width<StripShape<128, 4>>();
 }
 
 TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {

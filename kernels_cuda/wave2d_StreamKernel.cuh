@@ -648,7 +648,9 @@ void plan_stream_windows_of(KernelParams const& params, StreamLayout const& layo
     struct StreamOrderedBytes {  // freed in stream order, also when a check throws
       std::uint8_t* bytes = nullptr;
       cudaStream_t stream;
-      ~StreamOrderedBytes() { cudaFreeAsync(bytes, stream); }
+      ~StreamOrderedBytes() {
+        if (bytes != nullptr) cudaFreeAsync(bytes, stream);
+      }
     } device{nullptr, stream};
     WAVE2D_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&device.bytes), strip_rows, stream));
     classify_rows<Shape>

@@ -3,6 +3,7 @@
 #include <wave2d_TestHelpers.hpp>
 
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
+#include <kernels_cuda/wave2d_StreamPlan.hpp>
 #include <kernels_cuda/wave2d_StreamStrips.hpp>
 
 #include <cuda_runtime.h>
@@ -281,6 +282,111 @@ TEST(StreamStrips, TileEveryWidth) {
   expect_strips_tile_every_width<StripShape<128, 8>>();
   expect_strips_tile_every_width<StripShape<64, 8>>();
   expect_strips_tile_every_width<StripShape<128, 4>>();
+}
+
+// cuda-stream's plan, on the host (no GPU needed), with the registry's margins.
+struct PlanShape {
+  static constexpr int rows_above = 17;  // 2T + 1, T = 8
+  static constexpr int rows_below = 11;  // T + 3
+  static constexpr int warps = 4;        // a block
+};
+
+// A segment's kind is the costliest of the rows its window reads (rows_above before its
+// first, rows_below after its last), general where those leave the grid.
+TEST(StreamPlan, SegmentKindsAreTheirRowsCostliest) {
+  std::mt19937 generator{5};
+  for (int rows : {1, 3, 8, 24}) {
+    for (int ny : {1, 28, 29, 30, 97, 200}) {
+      cuda::StreamLayout layout;
+      layout.strips = 3;
+      layout.rows = rows;
+      layout.segments = (ny + rows - 1) / rows;
+      std::vector<std::uint8_t> row_kinds(std::size_t(layout.strips) * ny);
+      for (auto& kind : row_kinds) kind = std::uint8_t(generator() % 8 == 0 ? generator() % 4 : 0);
+      auto const kinds = cuda::stream_detail::segment_kinds<PlanShape>(layout, ny, row_kinds);
+      ASSERT_EQ(kinds.size(), std::size_t(layout.strips) * layout.segments);
+      for (int strip = 0; strip < layout.strips; ++strip) {
+        for (int segment = 0; segment < layout.segments; ++segment) {
+          int const first = segment * rows - PlanShape::rows_above;
+          int const last = std::min(segment * rows + rows, ny) + PlanShape::rows_below;
+          std::uint32_t expected = 3;  // general
+          if (first >= 0 && last <= ny) {
+            expected = 0;
+            for (int y = first; y < last; ++y) {
+              expected = std::max<std::uint32_t>(expected, row_kinds[std::size_t(strip) * ny + y]);
+            }
+          }
+          ASSERT_EQ(kinds[std::size_t(strip) * layout.segments + segment], expected)
+              << rows << "-row segments, " << ny << " rows, strip " << strip << ", segment "
+              << segment;
+        }
+      }
+    }
+  }
+}
+
+// Merged: every segment in exactly one window of consecutive segments of one strip, at
+// most max_window_rows rows, of its segments' costliest kind and that kind's cost; no more
+// windows than the warps take; and the least budget that allows so few (one less leaves
+// too many). Else a window a segment.
+TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
+  using cuda::stream_detail::max_window_rows;
+  using cuda::stream_detail::window_cost;
+  std::mt19937 generator{7};
+  for (int ny : {300, 1001, 3201}) {
+    for (int strips : {3, 40}) {
+      for (int rows : {1, 8}) {
+        cuda::StreamLayout layout;
+        layout.strips = strips;
+        layout.rows = rows;
+        layout.segments = (ny + rows - 1) / rows;
+        int const fewest = strips * ((ny + max_window_rows - 1) / max_window_rows);
+        layout.resident_blocks = (2 * fewest + PlanShape::warps - 1) / PlanShape::warps;
+        layout.windows_per_warp = 1.0;
+        layout.window_costs = {{185, 310, 430, 650}, 16};
+        std::vector<std::uint32_t> kinds(std::size_t(strips) * layout.segments);
+        for (std::size_t i = 0; i < kinds.size(); ++i) {  // runs of one kind
+          kinds[i] = i > 0 && generator() % 16 != 0 ? kinds[i - 1] : generator() % 4;
+        }
+        std::string const what = std::to_string(strips) + " strips of " + std::to_string(ny) +
+                                 " rows, " + std::to_string(rows) + "-row segments";
+        auto const rows_of = [&](std::int64_t segment) {
+          return std::min<std::int64_t>(rows, ny - segment % layout.segments * rows);
+        };
+        auto const windows = cuda::stream_detail::plan_windows<PlanShape>(layout, ny, kinds);
+        std::size_t const target = std::size_t(layout.resident_blocks) * PlanShape::warps;
+        ASSERT_LE(windows.size(), target) << what;
+        std::vector<int> covered(kinds.size(), 0);
+        std::int64_t most = 0;
+        for (auto const& w : windows) {
+          ASSERT_GE(w.count, 1) << what;
+          std::int64_t const first = w.first, end = first + w.count;
+          ASSERT_EQ(first / layout.segments, (end - 1) / layout.segments) << what;
+          std::int64_t window_rows = 0;
+          std::uint32_t kind = 0;
+          for (std::int64_t segment = first; segment < end; ++segment) {
+            ++covered[std::size_t(segment)];
+            window_rows += rows_of(segment);
+            kind = std::max(kind, kinds[std::size_t(segment)]);
+          }
+          ASSERT_LE(window_rows, max_window_rows) << what;
+          ASSERT_EQ(std::uint32_t(w.kind), kind) << what;
+          ASSERT_EQ(w.cost, window_cost(layout, w.kind, int(window_rows))) << what;
+          most = std::max(most, w.cost);
+        }
+        for (int c : covered) ASSERT_EQ(c, 1) << what;
+        EXPECT_GT(
+            cuda::stream_detail::merge_segments<PlanShape>(layout, ny, kinds, most - 1).size(),
+            target)
+            << what;
+
+        layout.windows_per_warp = 0.0;
+        auto const alone = cuda::stream_detail::plan_windows<PlanShape>(layout, ny, kinds);
+        ASSERT_EQ(alone.size(), kinds.size()) << what;
+        for (auto const& w : alone) ASSERT_EQ(w.count, 1) << what;
+      }
+    }
+  }
 }
 
 TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {

@@ -437,7 +437,6 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
 // short the segments (merged grids have segments of a row).
 template <class Shape>
 __global__ void classify_rows(KernelParams params, StreamLayout layout, std::uint8_t* kinds) {
-  using namespace stream_detail;
   std::int64_t const index = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= std::int64_t(layout.strips) * params.ny) return;
   int const strip = int(index / params.ny), y = int(index % params.ny);

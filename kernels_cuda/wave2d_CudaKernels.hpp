@@ -94,7 +94,7 @@ std::string describe(
                                   // by cost, 1 per warp, T=8, 4 blocks/SM, 3 columns a lane"
 // The number of plan entries (device std::uint32_t) a layout and its receivers need.
 inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {
-  return 2 + 3 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
+  return 3 + 3 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
 }
 // Fills the plan: the windows' kinds, the order they are taken in, and which receivers
 // (params.receivers.cells) each records; once per grid. Synchronizes `stream`.

@@ -525,12 +525,12 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
         strip_rows / (std::int64_t(windows_per_warp) * warps), min_rows, max_rows));
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
-  // Per row of a window, by kind: interior 1, damped 1.68, walled 2.32, general 3.5, and
-  // 2T rows more for its first rows and last (the levels starting and ending, row by
-  // row): of a scan on nine grids the set whose worst grid was least far from that grid's
-  // best (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model: the
-  // interior walk taken three rows at a time took damped windows from 1.08 to this.
-  layout.window_costs = {{185, 310, 430, 650}, 2 * Shape::steps};
+  // Per row of a window, by kind: interior 1, damped 1.84, walled 2.49, general 4.6, and
+  // T rows more for its first rows and last (the levels starting and ending, row by
+  // row): of 36 sets scanned on seven grids the one whose worst grid was least far from
+  // that grid's best, and ahead of the former set (185/310/430/650 + 2T) in two more calls
+  // (docs/cuda-kernels.md). A fit to this kernel on the H200, not a model.
+  layout.window_costs = {{185, 340, 460, 850}, Shape::steps};
   return layout;
 }
 

@@ -343,7 +343,7 @@ TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
         int const fewest = strips * ((ny + max_window_rows - 1) / max_window_rows);
         layout.resident_blocks = (2 * fewest + PlanShape::warps - 1) / PlanShape::warps;
         layout.windows_per_warp = 1.0;
-        layout.window_costs = {{185, 310, 430, 650}, 16};
+        layout.window_costs = {{185, 340, 460, 850}, 8};
         std::vector<std::uint32_t> kinds(std::size_t(strips) * layout.segments);
         for (std::size_t i = 0; i < kinds.size(); ++i) {  // runs of one kind
           kinds[i] = i > 0 && generator() % 16 != 0 ? kinds[i - 1] : generator() % 4;

@@ -267,6 +267,8 @@ int main(int argc, char** argv) {
     for (int const damped : {220, 250, 280}) {
       StreamWindowCosts const costs{{185, damped, damped + 120, 650}, 16};
       variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params, 0, 0, costs));
+      variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2>>(
+          params, 0, 0, StreamWindowCosts{{185, damped, damped + 120, 850}, 8}));
       variants.push_back(stream_shape_variant<StreamShape<6, 4, 3, 2>>(
           params, 0, 0, StreamWindowCosts{costs.per_row, 12}));
     }

@@ -4,6 +4,7 @@
 
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 #include <kernels_cuda/wave2d_StreamPlan.hpp>
+#include <kernels_cuda/wave2d_StreamShape.hpp>
 #include <kernels_cuda/wave2d_StreamStrips.hpp>
 
 #include <cuda_runtime.h>
@@ -240,12 +241,6 @@ TEST_P(CudaKernelTest, WidthsAroundTheStreamStrips) {
 // the strips' written columns tile the grid in order, each inside its window and at least
 // `steps` from a side of it that is not at or beyond the grid's edge; no window reaches
 // outside a grid at least a window wide; strip_of_column finds each column's strip.
-template <int WindowX, int Steps>
-struct StripShape {
-  static constexpr int window_x = WindowX;
-  static constexpr int steps = Steps;
-  static constexpr int tile_x = WindowX - 2 * Steps;
-};
 
 template <class Shape>
 void expect_strips_tile_every_width() {
@@ -278,18 +273,14 @@ void expect_strips_tile_every_width() {
 }
 
 TEST(StreamStrips, TileEveryWidth) {
-  expect_strips_tile_every_width<StripShape<96, 8>>();  // the registry's
-  expect_strips_tile_every_width<StripShape<128, 8>>();
-  expect_strips_tile_every_width<StripShape<64, 8>>();
-  expect_strips_tile_every_width<StripShape<128, 4>>();
+  expect_strips_tile_every_width<cuda::StreamRegistryShape>();   // 96 columns, T = 8
+  expect_strips_tile_every_width<cuda::StreamShape<8, 3, 4>>();  // 128 columns
+  expect_strips_tile_every_width<cuda::StreamShape<8, 4, 2>>();  // 64 columns
+  expect_strips_tile_every_width<cuda::StreamShape<4, 3, 4>>();  // 128 columns, T = 4
 }
 
 // cuda-stream's plan, on the host (no GPU needed), with the registry's margins.
-struct PlanShape {
-  static constexpr int rows_above = 17;  // 2T + 1, T = 8
-  static constexpr int rows_below = 11;  // T + 3
-  static constexpr int warps = 4;        // a block
-};
+using PlanShape = cuda::StreamRegistryShape;
 
 // A segment's kind is the costliest of the rows its window reads (rows_above before its
 // first, rows_below after its last), general where those leave the grid.

@@ -242,13 +242,15 @@ int main(int argc, char** argv) {
     // Window costs other than the layout's (interior/damped/walled/general per row, rows
     // added), with the layout's segments (one row where it merges them) and with merged
     // segments of 2 rows.
+    auto const costs = [](int damped, int general, int rows_added) {
+      return StreamWindowCosts{{185, damped, damped + 120, general}, rows_added};
+    };
     for (int const rows : {0, 2}) {
       for (int const rows_added : {8, 12, 16, 24}) {
         for (int const damped : {280, 310, 340}) {
           for (int const general : {550, 650, 850}) {
             variants.push_back(stream_shape_variant<StreamRegistryShape>(
-                params, rows, rows > 0 ? 1.0 : 0.0,
-                StreamWindowCosts{{185, damped, damped + 120, general}, rows_added}));
+                params, rows, rows > 0 ? 1.0 : 0.0, costs(damped, general, rows_added)));
           }
         }
       }
@@ -265,12 +267,12 @@ int main(int argc, char** argv) {
     variants.push_back(stream_shape_variant<StreamShape<6, 4, 3, 2>>(params));
     variants.push_back(stream_shape_variant<StreamShape<6, 5, 3, 1>>(params));
     for (int const damped : {220, 250, 280}) {
-      StreamWindowCosts const costs{{185, damped, damped + 120, 650}, 16};
-      variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params, 0, 0, costs));
-      variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2>>(
-          params, 0, 0, StreamWindowCosts{{185, damped, damped + 120, 850}, 8}));
-      variants.push_back(stream_shape_variant<StreamShape<6, 4, 3, 2>>(
-          params, 0, 0, StreamWindowCosts{costs.per_row, 12}));
+      variants.push_back(
+          stream_shape_variant<StreamShape<8, 3, 3, 2>>(params, 0, 0, costs(damped, 650, 16)));
+      variants.push_back(
+          stream_shape_variant<StreamShape<8, 4, 3, 2>>(params, 0, 0, costs(damped, 850, 8)));
+      variants.push_back(
+          stream_shape_variant<StreamShape<6, 4, 3, 2>>(params, 0, 0, costs(damped, 650, 12)));
     }
     variants.push_back(stream_variant<8, 4, 2>(params));
     variants.push_back(stream_variant<8, 6, 2>(params));

@@ -112,8 +112,12 @@ __device__ inline Window<Shape> window_of(StreamLayout const& layout, KernelPara
 template <class Shape>
 struct CoefficientRing {
   static constexpr int cells = 2 * Shape::steps * Shape::window_x;  // a warp's
-  static constexpr std::size_t shared_bytes = std::size_t(Shape::warps) * cells * sizeof(float2);
+  // After the warps' rings, with Shape::coalesced_stores, each warp's row of the new pair.
+  static constexpr int store_floats = Shape::coalesced_stores ? 2 * Shape::window_x : 0;
+  static constexpr std::size_t shared_bytes =
+      std::size_t(Shape::warps) * (cells * sizeof(float2) + store_floats * sizeof(float));
   float2* folded;
+  float* stores;
 
   // Row `row`'s second copy, from column `column` of the window: row - i is i rows below
   // it (i < T), and its first copy T rows below. Rows start no more than 2T above the
@@ -155,6 +159,13 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
     column_inside[j] = x + j >= 0 && x + j < p.nx;
     int const lx = lane * C + j;
     column_written[j] = column_inside[j] && lx >= w.write_begin && lx < w.write_end;
+  }
+  // Column lane + 32j of the window, written where the stores are coalesced.
+  [[maybe_unused]] bool lane_column_written[C];
+#pragma unroll
+  for (int j = 0; j < C; ++j) {
+    int const lx = lane + 32 * j;
+    lane_column_written[j] = lx >= w.write_begin && lx < w.write_end;
   }
   auto load_row = [&](float const* field, int row, float(&v)[C]) {
     bool const row_inside = !checked || (row >= 0 && row < p.ny);
@@ -247,6 +258,9 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       if constexpr (decltype(tested)::value) {
         if (row < w.y0 - (T - k) || row >= w.y_end + (T - k)) continue;
       }
+      // Untested, a straight walk's level T reaches rows outside the segment: not stored.
+      bool const row_stored = decltype(tested)::value || !Shape::straight_walk ||
+                              (row >= w.y0 && row < w.y_end);
       float(&from)[3][C] = ring[k - 1];
       float const left = __shfl_up_sync(0xffffffffu, from[middle][C - 1], 1);
       float const right = __shfl_down_sync(0xffffffffu, from[middle][0], 1);
@@ -289,11 +303,32 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
       if (k < T) {
 #pragma unroll
         for (int j = 0; j < C; ++j) ring[k][newest][j] = v[j];
+      } else if constexpr (Shape::coalesced_stores) {
+        float* const staged = ring_of_rows.stores;  // the pair's row, window_x apart
+        __syncwarp();  // every lane has stored the previous row's
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+          staged[lane * C + j] = ring[T - 1][middle][j];
+          staged[Shape::window_x + lane * C + j] = v[j];
+        }
+        __syncwarp();
+        std::int64_t const at = std::int64_t(row) * p.pitch + w.x + lane;
+        float* const previous_out = out.previous + at;
+        float* const current_out = out.current + at;
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+          float const u_previous = staged[lane + 32 * j];
+          float const u_current = staged[Shape::window_x + lane + 32 * j];
+          if (row_stored && lane_column_written[j]) {
+            previous_out[32 * j] = u_previous;
+            current_out[32 * j] = u_current;
+          }
+        }
       } else {
         std::int64_t const at = std::int64_t(row) * p.pitch + x;
 #pragma unroll
         for (int j = 0; j < C; ++j) {
-          if (column_written[j]) {
+          if (row_stored && column_written[j]) {
             out.previous[at + j] = ring[T - 1][middle][j];
             out.current[at + j] = v[j];
           }
@@ -307,6 +342,17 @@ __device__ __forceinline__ void walk(KernelParams const& p, FieldPointers in, Fi
   using Tested = std::true_type;
   using Untested = std::false_type;
 
+  if constexpr (Shape::straight_walk && int(Kind) < Shape::unrolled_kinds) {
+    // Every row three at a time, up to two past the last: the last reads row
+    // y_end - 1 + T + 3, the deepest that rows_below lets a window of these kinds read.
+    static_assert(Shape::rows_below >= T + 3);
+    for (; r <= r_end; r += 3) {
+      advance_row(r, Phase0{}, Untested{});
+      advance_row(r + 1, Phase1{}, Untested{});
+      advance_row(r + 2, Phase2{}, Untested{});
+    }
+    return;
+  }
   // The first 2T rows (the levels starting) and the last rows % 3 row by row, moving the
   // slots down after each; the rows between three at a time.
   int until = w.y0 + T - 1;  // the first row at which every level is needed
@@ -353,7 +399,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
   using namespace stream_detail;
   using Ring = CoefficientRing<Shape>;
   extern __shared__ float2 folded[];  // Ring::shared_bytes
-  Ring const ring{folded + int(threadIdx.x) / 32 * Ring::cells};
+  int const warp = int(threadIdx.x) / 32;
+  Ring const ring{folded + warp * Ring::cells,
+                  reinterpret_cast<float*>(folded + Shape::warps * Ring::cells) +
+                      warp * Ring::store_floats};
   std::uint32_t const segments = std::uint32_t(layout.strips) * layout.segments;
   PlanParts const parts = plan_parts(plan, segments);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -274,6 +274,22 @@ int main(int argc, char** argv) {
       variants.push_back(
           stream_shape_variant<StreamShape<6, 4, 3, 2>>(params, 0, 0, costs(damped, 650, 12)));
     }
+    // The new pair's rows stored through shared memory, each store a warp's contiguous bytes;
+    // straight walks (every row three at a time) with one, two or three kinds unrolled; both,
+    // with the damped kind unrolled, at costs near their best (185/280/400/850 +8:
+    // docs/results/h200/stream-straight-2026-12-02.txt).
+    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 1, 1>>(params));
+    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 1, 0, 1>>(params));
+    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2, 0, 1>>(params));
+    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 3, 0, 1>>(params));
+    for (int const damped : {260, 280}) {
+      for (int const walled : {370, 400}) {
+        for (int const general : {850, 1000}) {
+          variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2, 1, 1>>(
+              params, 0, 0, StreamWindowCosts{{185, damped, walled, general}, 8}));
+        }
+      }
+    }
     variants.push_back(stream_variant<8, 4, 2>(params));
     variants.push_back(stream_variant<8, 6, 2>(params));
     variants.push_back(stream_variant<8, 5, 2>(params, 48));

@@ -241,9 +241,10 @@ int main(int argc, char** argv) {
     }
     // Window costs other than the layout's (interior/damped/walled/general per row, rows
     // added), with the layout's segments (one row where it merges them) and with merged
-    // segments of 2 rows.
-    auto const costs = [](int damped, int general, int rows_added) {
-      return StreamWindowCosts{{185, damped, damped + 120, general}, rows_added};
+    // segments of 2 rows. Walled costs damped + 120 unless given.
+    auto const costs = [](int damped, int general, int rows_added, int walled = 0) {
+      return StreamWindowCosts{{185, damped, walled > 0 ? walled : damped + 120, general},
+                               rows_added};
     };
     for (int const rows : {0, 2}) {
       for (int const rows_added : {8, 12, 16, 24}) {
@@ -286,7 +287,7 @@ int main(int argc, char** argv) {
       for (int const walled : {370, 400}) {
         for (int const general : {850, 1000}) {
           variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2, 1, 1>>(
-              params, 0, 0, StreamWindowCosts{{185, damped, walled, general}, 8}));
+              params, 0, 0, costs(damped, general, 8, walled)));
         }
       }
     }

@@ -1,8 +1,9 @@
 // Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
 // how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
 //   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
-//                       [--only REGEX]
+//                       [--only REGEX] [--pitch-align A]
 // NAME: a built-in scene, or point-source-N (the size sweep's scene on an N x N grid).
+// A: rows padded to a multiple of A cells (default 1: pitch = nx).
 #include <core/wave2d_Coefficients.hpp>
 #include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_ShmemKernel.cuh>
@@ -30,7 +31,8 @@ struct Buffers {
   std::vector<float*> owned;
   FieldPointers fields, scratch;
 
-  explicit Buffers(Scene const& scene) : coefficients(precompute_coefficients(scene), scene.nx) {
+  Buffers(Scene const& scene, std::int64_t pitch)
+      : coefficients(precompute_coefficients(scene), pitch) {
     auto make = [&] {
       float* p = nullptr;
       WAVE2D_CUDA_CHECK(cudaMalloc(&p, bytes()));
@@ -155,6 +157,7 @@ int main(int argc, char** argv) {
   std::int64_t steps = -1;
   int repetitions = 3;
   std::string csv, only;
+  int pitch_align = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const arg = argv[i];
     if (arg == "--scene")
@@ -167,6 +170,8 @@ int main(int argc, char** argv) {
       csv = argv[i + 1];
     else if (arg == "--only")
       only = argv[i + 1];
+    else if (arg == "--pitch-align" && std::stoi(argv[i + 1]) > 0)
+      pitch_align = std::stoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -182,10 +187,12 @@ int main(int argc, char** argv) {
     if (steps < 0) steps = scene.steps;
     cudaDeviceProp prop;
     WAVE2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device %s, scene %s %dx%d, %lld steps, median of %d\n", prop.name,
-                scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(steps), repetitions);
+    std::int64_t const pitch = (scene.nx + pitch_align - 1) / pitch_align * pitch_align;
+    std::printf("device %s, scene %s %dx%d (rows %lld apart), %lld steps, median of %d\n",
+                prop.name, scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(pitch),
+                static_cast<long long>(steps), repetitions);
 
-    Buffers buffers(scene);
+    Buffers buffers(scene, pitch);
     cudaStream_t stream;
     WAVE2D_CUDA_CHECK(cudaStreamCreate(&stream));
     cudaEvent_t start, stop;

@@ -105,6 +105,18 @@ FieldPointers advance_stream(KernelParams const& params, StreamLayout const& lay
                              std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
                              std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
 
+// cuda-stream's rows, padded to a multiple of 32 cells (128 bytes) where a run is long
+// enough to repay copying the fields in and out (StreamStepper): on the H200, 6% faster
+// on double-slit's 3201-wide grid (docs/cuda-kernels.md). The copies cost about as much
+// as 10 steps; at 512 steps or more, under 2% of the run.
+inline std::int64_t stream_pitch(std::int64_t nx) { return (nx + 31) / 32 * 32; }
+inline constexpr std::int64_t stream_padded_min_steps = 512;
+
+// Copies `rows` rows of `width` floats, device to device on `stream`, from rows
+// `src_pitch` apart to rows `dst_pitch` apart (the copy engine: no kernel).
+void copy_rows(float* dst, std::int64_t dst_pitch, float const* src, std::int64_t src_pitch,
+               std::int64_t width, std::int64_t rows, cudaStream_t stream);
+
 // A window's coefficients in device memory, rows `pitch` elements apart, for callers
 // without Kokkos (the raw-pointer tests and the tuning program).
 class DeviceCoefficients {

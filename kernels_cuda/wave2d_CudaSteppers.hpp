@@ -6,6 +6,7 @@
 #include <backend/detail/wave2d_KokkosHelpers.hpp>
 #include <backend/wave2d_DeviceCoefficients.hpp>
 #include <backend/wave2d_Stepper.hpp>
+#include <kernels_cuda/wave2d_CudaCheck.cuh>
 #include <kernels_cuda/wave2d_CudaKernels.hpp>
 
 #include <wave2d_KokkosCompat.hpp>
@@ -100,9 +101,35 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
                Receivers const& receivers) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-stream::advance");
-    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
+    // Once padded, always: the padded fields replace the scratch pair.
+    if (padded() && (n_steps >= stream_padded_min_steps || padded_code_.extent(0) > 0)) {
+      advance_padded(space, fields, n_steps, params);
+    } else {
+      advance_in_place(space, fields, n_steps, params);
+    }
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override {
+    std::string const padding =
+        padded() ? ", rows padded to " + std::to_string(stream_pitch(coefficients_.params().nx)) +
+                       " cells in runs of " + std::to_string(stream_padded_min_steps) +
+                       " steps or more"
+                 : "";
+    return describe(layout_) + padding;
+  }
+
+ private:
+  bool padded() const {
+    return stream_pitch(coefficients_.params().nx) != coefficients_.params().pitch;
+  }
+
+  // On the fields, and the scratch pair of their shape.
+  void advance_in_place(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+                        std::int64_t n_steps, KernelParams const& params) {
+    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
     auto const result = advance_stream(params, layout_, plan_.data(),
                                        {fields.previous.data(), fields.current.data()},
                                        {scratch_.previous.data(), scratch_.current.data()},
@@ -112,16 +139,57 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
       std::swap(fields.current, scratch_.current);
     }
     if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
-    fields.step += n_steps;
   }
 
-  std::string configuration() const override { return describe(layout_); }
+  // On copies of the fields and coefficients in padded rows; the result copied back.
+  void advance_padded(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+                      std::int64_t n_steps, KernelParams params) {
+    cudaStream_t const stream = space.cuda_stream();
+    std::int64_t const nx = params.nx, ny = params.ny, pitch = stream_pitch(nx);
+    if (padded_code_.extent(0) == 0) {
+      scratch_ = {};  // freed first: the padded fields replace it
+      // Zeroed, so that nothing in the padding is undefined, by the copy engine (no kernel).
+      auto const rows = [&](std::string const& label) {
+        auto view = Details::allocate<Field<MemorySpace>>(space, label, ny, pitch);
+        WAVE2D_CUDA_CHECK(cudaMemsetAsync(view.data(), 0, view.span() * sizeof(float), stream));
+        return view;
+      };
+      padded_code_ = rows("wave2d::cuda-stream::padded_code");
+      copy_rows(padded_code_.data(), pitch, params.code, params.pitch, nx, ny, stream);
+      if (params.kappa != nullptr) {
+        padded_kappa_ = rows("wave2d::cuda-stream::padded_kappa");
+        copy_rows(padded_kappa_.data(), pitch, params.kappa, params.pitch, nx, ny, stream);
+      }
+      for (int i = 0; i < 4; ++i) {
+        padded_fields_[i] = rows("wave2d::cuda-stream::padded" + std::to_string(i));
+      }
+    }
+    float* const previous = padded_fields_[0].data();
+    float* const current = padded_fields_[1].data();
+    copy_rows(previous, pitch, fields.previous.data(), nx, nx, ny, stream);
+    copy_rows(current, pitch, fields.current.data(), nx, nx, ny, stream);
+    std::int64_t const unpadded_pitch = params.pitch;
+    params.pitch = pitch;
+    params.code = padded_code_.data();
+    if (params.kappa != nullptr) params.kappa = padded_kappa_.data();
+    auto const result =
+        advance_stream(params, layout_, plan_.data(), {previous, current},
+                       {padded_fields_[2].data(), padded_fields_[3].data()}, fields.step,
+                       n_steps, stream);
+    copy_rows(fields.previous.data(), unpadded_pitch, result.previous, pitch, nx, ny, stream);
+    copy_rows(fields.current.data(), unpadded_pitch, result.current, pitch, nx, ny, stream);
+  }
 
- private:
   Coefficients<MemorySpace> coefficients_;
   StreamLayout layout_;
   Kokkos::View<std::uint32_t*, MemorySpace> plan_;
   FieldPair<MemorySpace> scratch_;
+  // Made at the first padded run: the codes, κ per cell where the scene has it, and two
+  // pairs of fields, in rows of stream_pitch(nx) cells. Fields, padded fields and codes:
+  // 8 floats a cell at most, 10 with κ (the memory check counts 10 and 13).
+  Field<MemorySpace> padded_code_;
+  Field<MemorySpace> padded_kappa_;
+  Field<MemorySpace> padded_fields_[4];
 };
 
 }  // namespace wave2d::cuda

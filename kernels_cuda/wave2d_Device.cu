@@ -72,6 +72,14 @@ void record_receivers(Receivers const& receivers, float const* u, std::int64_t p
   WAVE2D_CUDA_CHECK(cudaGetLastError());
 }
 
+void copy_rows(float* dst, std::int64_t dst_pitch, float const* src, std::int64_t src_pitch,
+               std::int64_t width, std::int64_t rows, cudaStream_t stream) {
+  if (width == 0 || rows == 0) return;
+  WAVE2D_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch * sizeof(float), src,
+                                      src_pitch * sizeof(float), width * sizeof(float), rows,
+                                      cudaMemcpyDeviceToDevice, stream));
+}
+
 bool device_available(char const** reason) {
   int count = 0;
   cudaError_t const status = cudaGetDeviceCount(&count);

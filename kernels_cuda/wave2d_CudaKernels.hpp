@@ -108,7 +108,7 @@ FieldPointers advance_stream(KernelParams const& params, StreamLayout const& lay
 // cuda-stream's rows, padded to a multiple of 32 cells (128 bytes) where a run is long
 // enough to repay copying the fields in and out (StreamStepper): on the H200, 6% faster
 // on double-slit's 3201-wide grid (docs/cuda-kernels.md). The copies cost about as much
-// as 10 steps; at 512 steps or more, under 2% of the run.
+// as 10 steps (estimated from the copy bandwidth): under 2% of a run of 512 steps.
 inline std::int64_t stream_pitch(std::int64_t nx) { return (nx + 31) / 32 * 32; }
 inline constexpr std::int64_t stream_padded_min_steps = 512;
 

@@ -109,21 +109,31 @@ TEST_P(BackendTest, ResumingEqualsOneRun) {
 }
 
 // Runs long enough that a backend may lay the grid out otherwise (cuda-stream pads rows
-// of these widths at 512 steps or more): the reference's result, and bit for bit the same
-// run in shorter calls.
+// of these widths at 512 steps or more, and from then on every run of that simulation):
+// the reference's result; and one simulation taking 13, 531 and 13 steps equals, bit for
+// bit, fresh simulations taking none of more than 300.
 TEST_P(BackendTest, LongRunsEqualShortCalls) {
   auto const& param = GetParam();
   for (auto [nx, ny] : {std::pair{131, 67}, {300, 41}}) {
     Scene const scene = busy_scene(nx, ny, 31);
     HostPair const start = random_pair(scene, 32);
-    std::string const what = std::to_string(nx) + " x " + std::to_string(ny) + ", 531 steps";
-    check(scene, start, 3, 531, what);
+    std::string const what = std::to_string(nx) + " x " + std::to_string(ny);
+    check(scene, start, 3, 531, what + ", 531 steps");
     with_space(param.space, [&]<class ExecutionSpace>() {
-      auto const once = run_backend<ExecutionSpace>(param.backend, scene, start, 3, 531);
-      auto const first = run_backend<ExecutionSpace>(param.backend, scene, start, 3, 300);
-      auto const resumed = run_backend<ExecutionSpace>(param.backend, scene, first, 303, 231);
-      EXPECT_EQ(once.previous, resumed.previous) << what;
-      EXPECT_EQ(once.current, resumed.current) << what;
+      auto const fresh = [&](HostPair const& from, std::int64_t first, std::int64_t n) {
+        return run_backend<ExecutionSpace>(param.backend, scene, from, first, n);
+      };
+      ExecutionSpace space;
+      Simulation<ExecutionSpace> simulation(space, scene, param.backend);
+      auto const short_first = run_from(space, simulation, start, 3, 13);
+      auto const long_run = run_from(space, simulation, short_first, 16, 531);
+      auto const short_after = run_from(space, simulation, long_run, 547, 13);
+      auto const long_in_parts = fresh(fresh(short_first, 16, 300), 316, 231);
+      auto const short_alone = fresh(long_in_parts, 547, 13);
+      EXPECT_EQ(long_run.previous, long_in_parts.previous) << what << ", 531 steps";
+      EXPECT_EQ(long_run.current, long_in_parts.current) << what << ", 531 steps";
+      EXPECT_EQ(short_after.previous, short_alone.previous) << what << ", 13 steps after 531";
+      EXPECT_EQ(short_after.current, short_alone.current) << what << ", 13 steps after 531";
     });
   }
 }

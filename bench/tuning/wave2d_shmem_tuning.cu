@@ -170,12 +170,16 @@ int main(int argc, char** argv) {
       csv = argv[i + 1];
     else if (arg == "--only")
       only = argv[i + 1];
-    else if (arg == "--pitch-align" && std::stoi(argv[i + 1]) > 0)
+    else if (arg == "--pitch-align")
       pitch_align = std::stoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
     }
+  }
+  if (pitch_align < 1) {
+    std::fprintf(stderr, "--pitch-align: a number of cells, at least 1\n");
+    return 2;
   }
   try {
     char const* reason = nullptr;

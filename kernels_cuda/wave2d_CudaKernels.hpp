@@ -105,11 +105,16 @@ FieldPointers advance_stream(KernelParams const& params, StreamLayout const& lay
                              std::uint32_t* plan, FieldPointers fields, FieldPointers scratch,
                              std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream);
 
+// Rows of nx cells padded to a multiple of `multiple` cells.
+inline std::int64_t padded_pitch(std::int64_t nx, std::int64_t multiple) {
+  return (nx + multiple - 1) / multiple * multiple;
+}
+
 // cuda-stream's rows, padded to a multiple of 32 cells (128 bytes) where a run is long
 // enough to repay copying the fields in and out (StreamStepper): on the H200, 6% faster
 // on double-slit's 3201-wide grid (docs/cuda-kernels.md). The copies cost about as much
 // as 10 steps (estimated from the copy bandwidth): under 2% of a run of 512 steps.
-inline std::int64_t stream_pitch(std::int64_t nx) { return (nx + 31) / 32 * 32; }
+inline std::int64_t stream_pitch(std::int64_t nx) { return padded_pitch(nx, 32); }
 inline constexpr std::int64_t stream_padded_min_steps = 512;
 
 // Copies `rows` rows of `width` floats, device to device on `stream`, from rows

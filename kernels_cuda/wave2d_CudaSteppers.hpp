@@ -164,11 +164,11 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
         padded_fields_[i] = rows("wave2d::cuda-stream::padded" + std::to_string(i));
       }
     }
+    // The fields' rows are nx cells apart, the coefficients' params.pitch.
     float* const previous = padded_fields_[0].data();
     float* const current = padded_fields_[1].data();
     copy_rows(previous, pitch, fields.previous.data(), nx, nx, ny, stream);
     copy_rows(current, pitch, fields.current.data(), nx, nx, ny, stream);
-    std::int64_t const unpadded_pitch = params.pitch;
     params.pitch = pitch;
     params.code = padded_code_.data();
     if (params.kappa != nullptr) params.kappa = padded_kappa_.data();
@@ -176,8 +176,8 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
         advance_stream(params, layout_, plan_.data(), {previous, current},
                        {padded_fields_[2].data(), padded_fields_[3].data()}, fields.step,
                        n_steps, stream);
-    copy_rows(fields.previous.data(), unpadded_pitch, result.previous, pitch, nx, ny, stream);
-    copy_rows(fields.current.data(), unpadded_pitch, result.current, pitch, nx, ny, stream);
+    copy_rows(fields.previous.data(), nx, result.previous, pitch, nx, ny, stream);
+    copy_rows(fields.current.data(), nx, result.current, pitch, nx, ny, stream);
   }
 
   Coefficients<MemorySpace> coefficients_;

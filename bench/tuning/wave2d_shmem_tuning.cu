@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     if (steps < 0) steps = scene.steps;
     cudaDeviceProp prop;
     WAVE2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::int64_t const pitch = (scene.nx + pitch_align - 1) / pitch_align * pitch_align;
+    std::int64_t const pitch = padded_pitch(scene.nx, pitch_align);
     std::printf("device %s, scene %s %dx%d (rows %lld apart), %lld steps, median of %d\n",
                 prop.name, scene_name.c_str(), scene.nx, scene.ny, static_cast<long long>(pitch),
                 static_cast<long long>(steps), repetitions);

@@ -4,10 +4,10 @@
 #include "wave2d_Bench.hpp"
 #include "wave2d_GitDescribe.hpp"  // generated at build time
 
-#include <wave2d_Config.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <benchmark/benchmark.h>
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cctype>
 #include <cmath>

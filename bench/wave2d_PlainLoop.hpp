@@ -6,8 +6,8 @@
 #ifndef WAVE2D_PLAIN_LOOP_HPP
 #define WAVE2D_PLAIN_LOOP_HPP
 
-#include <core/wave2d_Coefficients.hpp>
-#include <scene/wave2d_Scene.hpp>
+#include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -6,14 +6,14 @@
 #include "wave2d_Bench.hpp"
 #include "wave2d_PlainLoop.hpp"
 
-#include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
-#include <kernels_kokkos/wave2d_TiledStepper.hpp>
-#include <simulation/wave2d_AvailableMemory.hpp>
-#include <wave2d.hpp>
+#include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
+#include <wave2d/kokkos/wave2d_TiledStepper.hpp>
+#include <wave2d/simulation/wave2d_AvailableMemory.hpp>
+#include <wave2d/wave2d.hpp>
 
 #include <benchmark/benchmark.h>
 #include <Kokkos_Timer.hpp>
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>

@@ -10,11 +10,11 @@
 // at zero; the instructions per cell-step are callgrind's total / (cells x STEPS).
 #include "wave2d_PlainLoop.hpp"
 
-#include <kernels_kokkos/wave2d_MDRangeStepper.hpp>
-#include <kernels_kokkos/wave2d_TiledStepper.hpp>
-#include <wave2d.hpp>
+#include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
+#include <wave2d/kokkos/wave2d_TiledStepper.hpp>
+#include <wave2d/wave2d.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cstdio>
 #include <cstdlib>

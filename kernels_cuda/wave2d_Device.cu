@@ -1,7 +1,7 @@
 // What the raw kernels need from the device besides the kernels themselves.
-#include <kernels_cuda/wave2d_CudaCheck.cuh>
-#include <kernels_cuda/wave2d_CudaKernels.hpp>
-#include <kernels_cuda/wave2d_Receivers.cuh>
+#include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
+#include <wave2d/cuda/detail/wave2d_Receivers.cuh>
 
 #include <algorithm>
 #include <vector>

@@ -1,7 +1,7 @@
 // cuda-naive: one thread per cell, a warp along a row (coalesced), one launch per step.
-#include <kernels_cuda/wave2d_CudaKernels.hpp>
-#include <kernels_cuda/wave2d_Receivers.cuh>
-#include <kernels_cuda/wave2d_StepPerLaunch.cuh>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
+#include <wave2d/cuda/detail/wave2d_Receivers.cuh>
+#include <wave2d/cuda/detail/wave2d_StepPerLaunch.cuh>
 
 #include <algorithm>
 #include <string>

@@ -4,9 +4,9 @@
 // the row width (a chunk may span two rows: the border rule makes the cells at a row's
 // ends fixed, so nothing reads across). The rows above and below are then misaligned by
 // pitch % 4 cells: two aligned loads and a shift fixed at compile time make them.
-#include <kernels_cuda/wave2d_CudaKernels.hpp>
-#include <kernels_cuda/wave2d_Receivers.cuh>
-#include <kernels_cuda/wave2d_StepPerLaunch.cuh>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
+#include <wave2d/cuda/detail/wave2d_Receivers.cuh>
+#include <wave2d/cuda/detail/wave2d_StepPerLaunch.cuh>
 
 #include <cstdint>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // cuda-shmem: the shared-memory multistep kernel in its compiled tile shapes.
-#include <kernels_cuda/wave2d_ShmemKernel.cuh>
+#include <wave2d/cuda/detail/wave2d_ShmemKernel.cuh>
 
 #include <string>
 

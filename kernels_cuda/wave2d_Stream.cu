@@ -1,5 +1,5 @@
 // cuda-stream: the register-streaming multistep kernel in its compiled shape.
-#include <kernels_cuda/wave2d_StreamKernel.cuh>
+#include <wave2d/cuda/detail/wave2d_StreamKernel.cuh>
 
 namespace wave2d::cuda {
 

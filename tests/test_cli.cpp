@@ -1,11 +1,11 @@
 // The `wave2d` program as a user runs it: each test runs the real binary in a fresh
 // directory and checks its output, its files, and that bad input leaves nothing behind.
-#include <io/wave2d_Checkpoint.hpp>
-#include <io/wave2d_Output.hpp>
-#include <io/wave2d_SceneFile.hpp>
-#include <reference/wave2d_Reference.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
-#include <wave2d_Config.hpp>
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/reference/wave2d_Reference.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/wave2d_Config.hpp>
 #include <wave2d_TestFiles.hpp>
 
 #include <gtest/gtest.h>

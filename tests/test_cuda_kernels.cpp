@@ -2,10 +2,10 @@
 // so these build wherever nvcc is, and skip, saying why, where no GPU is.
 #include <wave2d_TestHelpers.hpp>
 
-#include <kernels_cuda/wave2d_CudaKernels.hpp>
-#include <kernels_cuda/wave2d_StreamPlan.hpp>
-#include <kernels_cuda/wave2d_StreamShape.hpp>
-#include <kernels_cuda/wave2d_StreamStrips.hpp>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
+#include <wave2d/cuda/detail/wave2d_StreamPlan.hpp>
+#include <wave2d/cuda/detail/wave2d_StreamShape.hpp>
+#include <wave2d/cuda/detail/wave2d_StreamStrips.hpp>
 
 #include <cuda_runtime.h>
 

@@ -1,7 +1,7 @@
 // DistributedSimulation under mpirun (CTest starts it on 1, 2, 3, 4 and 6 ranks): the
 // gathered field and receivers' trace equal the single-process run of the same backend, bit
 // for bit.
-#include <distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
 #include <wave2d_TestHelpers.hpp>
 
 #include <mpi.h>

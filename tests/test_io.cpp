@@ -1,7 +1,7 @@
 // Output files: the .npy layout NumPy reads, the seed lab's colour map, valid PNGs,
 // and files that are complete or not there at all.
-#include <io/wave2d_Output.hpp>
-#include <wave2d_Config.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/wave2d_Config.hpp>
 #include <wave2d_TestFiles.hpp>
 
 #include <gtest/gtest.h>

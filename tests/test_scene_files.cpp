@@ -1,10 +1,10 @@
 // Scene files load into exactly the scene they describe, every mistake in one is
 // refused with its file, line and key, and wall masks read from PGM and PNG images.
-#include <io/wave2d_MaskImage.hpp>
-#include <io/wave2d_SceneFile.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
-#include <scene/wave2d_Scene.hpp>
-#include <wave2d_Config.hpp>
+#include <wave2d/io/wave2d_MaskImage.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/wave2d_Config.hpp>
 #include <wave2d_TestFiles.hpp>
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // On host spaces it computes the reference's expression in its order: bit for bit.
 #include <wave2d_TestHelpers.hpp>
 
-#include <kernels_kokkos/wave2d_TiledStepper.hpp>
+#include <wave2d/kokkos/wave2d_TiledStepper.hpp>
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 #ifndef WAVE2D_TEST_FILES_HPP
 #define WAVE2D_TEST_FILES_HPP
 
-#include <wave2d_Config.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 #ifndef WAVE2D_TEST_HELPERS_HPP
 #define WAVE2D_TEST_HELPERS_HPP
 
-#include <wave2d.hpp>
+#include <wave2d/wave2d.hpp>
 
 #include <gtest/gtest.h>
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -4,8 +4,8 @@
 //       [--steps S] [--backend B] [--ranks PxQ] [--halo H] [--repetitions R]
 // --size N: the point-source scene on N x N cells (strong scaling); --per-rank N: on
 // N x N cells per rank (weak scaling).
-#include <distributed/wave2d_DistributedSimulation.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Timer.hpp>

@@ -3,7 +3,7 @@
 #ifndef WAVE2D_MEMORY_BENCH_CUH
 #define WAVE2D_MEMORY_BENCH_CUH
 
-#include <kernels_cuda/wave2d_CudaCheck.cuh>
+#include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
 
 #include <cuda_runtime.h>
 

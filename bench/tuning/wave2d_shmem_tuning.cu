@@ -4,11 +4,11 @@
 //                       [--only REGEX] [--pitch-align A]
 // NAME: a built-in scene, or point-source-N (the size sweep's scene on an N x N grid).
 // A: rows padded to a multiple of A cells (default 1: pitch = nx).
-#include <core/wave2d_Coefficients.hpp>
-#include <kernels_cuda/wave2d_CudaCheck.cuh>
-#include <kernels_cuda/wave2d_ShmemKernel.cuh>
-#include <kernels_cuda/wave2d_StreamKernel.cuh>
-#include <scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
+#include <wave2d/cuda/detail/wave2d_ShmemKernel.cuh>
+#include <wave2d/cuda/detail/wave2d_StreamKernel.cuh>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
 #include <cmath>

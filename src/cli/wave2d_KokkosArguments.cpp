@@ -1,7 +1,7 @@
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <algorithm>
 #include <charconv>

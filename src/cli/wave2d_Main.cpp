@@ -1,11 +1,11 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
-#include <io/wave2d_Output.hpp>
-#include <scene/wave2d_Scene.hpp>
-#include <wave2d_Config.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -4,11 +4,11 @@
 #define WAVE2D_CLI_MEMORY_HPP
 
 #include <cli/wave2d_Commands.hpp>
-#include <scene/detail/wave2d_InputFile.hpp>
-#include <scene/wave2d_Scene.hpp>
-#include <simulation/wave2d_AvailableMemory.hpp>
+#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <optional>
 #include <string>

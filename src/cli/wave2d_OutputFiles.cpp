@@ -1,6 +1,6 @@
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
-#include <io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
 
 #include <algorithm>
 #include <cctype>

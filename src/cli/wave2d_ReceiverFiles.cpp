@@ -1,5 +1,5 @@
 #include <cli/wave2d_ReceiverFiles.hpp>
-#include <io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 #ifndef WAVE2D_CLI_RECEIVER_FILES_HPP
 #define WAVE2D_CLI_RECEIVER_FILES_HPP
 
-#include <scene/wave2d_Scene.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <cstdint>
 #include <filesystem>

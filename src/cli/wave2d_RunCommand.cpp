@@ -6,18 +6,18 @@
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
 #include <cli/wave2d_ReceiverFiles.hpp>
-#include <io/wave2d_Checkpoint.hpp>
-#include <io/wave2d_Output.hpp>
-#include <io/wave2d_SceneFile.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
-#include <simulation/wave2d_Backends.hpp>
-#include <simulation/wave2d_FiniteCheck.hpp>
-#include <simulation/wave2d_Simulation.hpp>
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/simulation/wave2d_Backends.hpp>
+#include <wave2d/simulation/wave2d_FiniteCheck.hpp>
+#include <wave2d/simulation/wave2d_Simulation.hpp>
 
-#include <wave2d_Config.hpp>
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/wave2d_Config.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 #if defined(WAVE2D_HAVE_MPI)
-#include <distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
 #endif
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #include <cli/wave2d_Commands.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 #include <algorithm>
 #include <iomanip>

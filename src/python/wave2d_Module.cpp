@@ -8,15 +8,15 @@
 // before wave2d was imported run after it).
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
-#include <io/wave2d_Checkpoint.hpp>
-#include <io/wave2d_Output.hpp>
-#include <io/wave2d_SceneFile.hpp>
-#include <scene/wave2d_BuiltinScenes.hpp>
-#include <simulation/wave2d_Backends.hpp>
-#include <simulation/wave2d_Simulation.hpp>
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/simulation/wave2d_Backends.hpp>
+#include <wave2d/simulation/wave2d_Simulation.hpp>
 
-#include <wave2d_Config.hpp>
-#include <wave2d_KokkosCompat.hpp>
+#include <wave2d/wave2d_Config.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -1,7 +1,7 @@
 #include <python/wave2d_SceneDict.hpp>
 
-#include <io/wave2d_SceneFile.hpp>
-#include <wave2d_Config.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 #define TOML_HEADER_ONLY 1

@@ -3,7 +3,7 @@
 #ifndef WAVE2D_PYTHON_SCENE_DICT_HPP
 #define WAVE2D_PYTHON_SCENE_DICT_HPP
 
-#include <scene/wave2d_Scene.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <pybind11/pybind11.h>
 

@@ -1,7 +1,7 @@
 // libFuzzer: any bytes as a mask image (PGM or PNG). Refusing an input (SceneError) is
 // fine; any other exception, a crash or a sanitizer report is a bug.
-#include <io/wave2d_MaskImage.hpp>
-#include <scene/wave2d_Scene.hpp>
+#include <wave2d/io/wave2d_MaskImage.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // libFuzzer: any bytes as a scene file, next to a small PGM and PNG mask it may name.
 // Refusing an input (SceneError) is fine; any other exception, a crash or a sanitizer
 // report is a bug.
-#include <io/wave2d_SceneFile.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
 
 #include <cstddef>
 #include <cstdint>

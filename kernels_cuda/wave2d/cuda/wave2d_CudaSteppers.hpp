@@ -1,0 +1,197 @@
+// The cuda-* backends: this folder's raw kernels on Kokkos::Cuda views, run on the
+// instance's stream.
+#ifndef WAVE2D_CUDA_STEPPERS_HPP
+#define WAVE2D_CUDA_STEPPERS_HPP
+
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
+#include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
+#include <wave2d/backend/wave2d_Stepper.hpp>
+#include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
+
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace wave2d::cuda {
+
+// cuda-naive and cuda-onepass: one launch per step, in place.
+template <class MemorySpace>
+class StepPerLaunchStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+ public:
+  using Advance = FieldPointers (*)(KernelParams const&, FieldPointers, std::int64_t, std::int64_t,
+                                    cudaStream_t);
+
+  // name: the backend's, for the profiling region.
+  StepPerLaunchStepper(Coefficients<MemorySpace> coefficients, std::string const& name,
+                       Advance advance, std::string configuration)
+      : coefficients_(std::move(coefficients)),
+        region_("wave2d::" + name + "::advance"),
+        advance_(advance),
+        configuration_(std::move(configuration)) {}
+
+  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+               Receivers const& receivers) override {
+    Kokkos::Profiling::ScopedRegion region(region_);
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    auto const result = advance_(params, {fields.previous.data(), fields.current.data()},
+                                 fields.step, n_steps, space.cuda_stream());
+    if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override { return configuration_; }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+  std::string region_;
+  Advance advance_;
+  std::string configuration_;
+};
+
+template <class MemorySpace>
+class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+ public:
+  // The tile: `tile` if given, else the one shmem_tile_for picks for this grid.
+  ShmemStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients,
+               std::optional<ShmemTile> tile)
+      : coefficients_(std::move(coefficients)),
+        tile_(tile ? *tile : shmem_tile_for(coefficients_.params(), space.cuda_device())) {}
+
+  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+               Receivers const& receivers) override {
+    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-shmem::advance");
+    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    auto const result =
+        advance_shmem(tile_, params, {fields.previous.data(), fields.current.data()},
+                      {scratch_.previous.data(), scratch_.current.data()}, fields.step, n_steps,
+                      space.cuda_stream());
+    if (result.previous == scratch_.previous.data()) {
+      std::swap(fields.previous, scratch_.previous);
+      std::swap(fields.current, scratch_.current);
+    }
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override { return describe(tile_); }
+
+ private:
+  Coefficients<MemorySpace> coefficients_;
+  ShmemTile tile_;
+  FieldPair<MemorySpace> scratch_;
+};
+
+template <class MemorySpace>
+class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
+ public:
+  StreamStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients)
+      : coefficients_(std::move(coefficients)),
+        layout_(stream_layout(coefficients_.params(), space.cuda_device())),
+        plan_(Details::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
+            space, "wave2d::cuda-stream::plan",
+            stream_plan_size(layout_, coefficients_.params().receivers.count))) {
+    plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
+  }
+
+  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+               Receivers const& receivers) override {
+    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-stream::advance");
+    KernelParams params = coefficients_.params();
+    params.receivers = receivers;
+    // Once padded, always: the padded fields replace the scratch pair.
+    if (padded() && (n_steps >= stream_padded_min_steps || padded_code_.extent(0) > 0)) {
+      advance_padded(space, fields, n_steps, params);
+    } else {
+      advance_in_place(space, fields, n_steps, params);
+    }
+    fields.step += n_steps;
+  }
+
+  std::string configuration() const override {
+    std::string const padding =
+        padded() ? ", rows padded to " + std::to_string(stream_pitch(coefficients_.params().nx)) +
+                       " cells in runs of " + std::to_string(stream_padded_min_steps) +
+                       " steps or more"
+                 : "";
+    return describe(layout_) + padding;
+  }
+
+ private:
+  bool padded() const {
+    return stream_pitch(coefficients_.params().nx) != coefficients_.params().pitch;
+  }
+
+  // On the fields, and the scratch pair of their shape.
+  void advance_in_place(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+                        std::int64_t n_steps, KernelParams const& params) {
+    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
+    auto const result = advance_stream(params, layout_, plan_.data(),
+                                       {fields.previous.data(), fields.current.data()},
+                                       {scratch_.previous.data(), scratch_.current.data()},
+                                       fields.step, n_steps, space.cuda_stream());
+    if (result.previous == scratch_.previous.data() || result.previous == scratch_.current.data()) {
+      std::swap(fields.previous, scratch_.previous);
+      std::swap(fields.current, scratch_.current);
+    }
+    if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
+  }
+
+  // On copies of the fields and coefficients in padded rows; the result copied back.
+  void advance_padded(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
+                      std::int64_t n_steps, KernelParams params) {
+    cudaStream_t const stream = space.cuda_stream();
+    std::int64_t const nx = params.nx, ny = params.ny, pitch = stream_pitch(nx);
+    if (padded_code_.extent(0) == 0) {
+      scratch_ = {};  // freed first: the padded fields replace it
+      // Zeroed, so that nothing in the padding is undefined, by the copy engine (no kernel).
+      auto const rows = [&](std::string const& label) {
+        auto view = Details::allocate<Field<MemorySpace>>(space, label, ny, pitch);
+        WAVE2D_CUDA_CHECK(cudaMemsetAsync(view.data(), 0, view.span() * sizeof(float), stream));
+        return view;
+      };
+      padded_code_ = rows("wave2d::cuda-stream::padded_code");
+      copy_rows(padded_code_.data(), pitch, params.code, params.pitch, nx, ny, stream);
+      if (params.kappa != nullptr) {
+        padded_kappa_ = rows("wave2d::cuda-stream::padded_kappa");
+        copy_rows(padded_kappa_.data(), pitch, params.kappa, params.pitch, nx, ny, stream);
+      }
+      for (int i = 0; i < 4; ++i) {
+        padded_fields_[i] = rows("wave2d::cuda-stream::padded" + std::to_string(i));
+      }
+    }
+    // The fields' rows are nx cells apart, the coefficients' params.pitch.
+    float* const previous = padded_fields_[0].data();
+    float* const current = padded_fields_[1].data();
+    copy_rows(previous, pitch, fields.previous.data(), nx, nx, ny, stream);
+    copy_rows(current, pitch, fields.current.data(), nx, nx, ny, stream);
+    params.pitch = pitch;
+    params.code = padded_code_.data();
+    if (params.kappa != nullptr) params.kappa = padded_kappa_.data();
+    auto const result =
+        advance_stream(params, layout_, plan_.data(), {previous, current},
+                       {padded_fields_[2].data(), padded_fields_[3].data()}, fields.step,
+                       n_steps, stream);
+    copy_rows(fields.previous.data(), nx, result.previous, pitch, nx, ny, stream);
+    copy_rows(fields.current.data(), nx, result.current, pitch, nx, ny, stream);
+  }
+
+  Coefficients<MemorySpace> coefficients_;
+  StreamLayout layout_;
+  Kokkos::View<std::uint32_t*, MemorySpace> plan_;
+  FieldPair<MemorySpace> scratch_;
+  // Made at the first padded run: the codes, κ per cell where the scene has it, and two
+  // pairs of fields, in rows of stream_pitch(nx) cells. Fields, padded fields and codes:
+  // 8 floats a cell at most, 10 with κ (the memory check counts 10 and 13).
+  Field<MemorySpace> padded_code_;
+  Field<MemorySpace> padded_kappa_;
+  Field<MemorySpace> padded_fields_[4];
+};
+
+}  // namespace wave2d::cuda
+
+#endif

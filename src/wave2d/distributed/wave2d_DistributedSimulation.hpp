@@ -1,0 +1,424 @@
+// A scene simulated by many MPI ranks: each advances its window of the grid with any
+// backend, and the windows' halos are exchanged once every `halo` steps.
+#ifndef WAVE2D_DISTRIBUTED_SIMULATION_HPP
+#define WAVE2D_DISTRIBUTED_SIMULATION_HPP
+
+#include <wave2d/distributed/wave2d_Decomposition.hpp>
+#include <wave2d/simulation/wave2d_Simulation.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Timer.hpp>
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wave2d {
+
+namespace Details {
+
+inline void check_mpi(int status, char const* what) {
+  if (status != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
+}
+
+// Runs f on every rank of comm; if it throws on any, throws on all of them, with the
+// message of the lowest failing rank: one rank's failure ends the job instead of hanging.
+template <class F>
+void on_every_rank(MPI_Comm comm, F&& f) {
+  std::string error;
+  try {
+    f();
+  } catch (std::exception const& e) {
+    error = e.what();
+    if (error.empty()) error = "unknown error";
+  }
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int failed = error.empty() ? size : rank;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (failed == size) return;
+  int length = int(error.size());
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, failed, comm), "MPI_Bcast");
+  error.resize(std::size_t(length));
+  check_mpi(MPI_Bcast(error.data(), length, MPI_CHAR, failed, comm), "MPI_Bcast");
+  throw std::runtime_error("rank " + std::to_string(failed) + ": " + error);
+}
+
+// Whether MPI can read and write CUDA device memory (Open MPI's extension says so).
+inline bool mpi_is_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+// A rectangle of a local grid: rows [y0, y0 + ny), columns [x0, x0 + nx).
+struct Rect {
+  std::int32_t x0 = 0;
+  std::int32_t y0 = 0;
+  std::int32_t nx = 0;
+  std::int32_t ny = 0;
+  KOKKOS_FUNCTION std::int64_t cells() const { return std::int64_t(nx) * ny; }
+};
+
+// (previous, current) over rect <-> buffer, previous first, row-major.
+template <class Field, bool ToBuffer>
+struct CopyRect {
+  Field previous;
+  Field current;
+  float* buffer;
+  Rect rect;
+
+  KOKKOS_FUNCTION void operator()(int y, int x) const {
+    std::int64_t const i = std::int64_t(y) * rect.nx + x;
+    std::int64_t const cells = rect.cells();
+    if constexpr (ToBuffer) {
+      buffer[i] = previous(rect.y0 + y, rect.x0 + x);
+      buffer[cells + i] = current(rect.y0 + y, rect.x0 + x);
+    } else {
+      previous(rect.y0 + y, rect.x0 + x) = buffer[i];
+      current(rect.y0 + y, rect.x0 + x) = buffer[cells + i];
+    }
+  }
+};
+
+}  // namespace Details
+
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+class DistributedSimulation {
+  using Local = Simulation<ExecutionSpace, MemorySpace>;
+  using Buffer = Kokkos::View<float*, MemorySpace>;
+  using HostBuffer = typename Buffer::HostMirror;
+
+ public:
+  struct Options {
+    std::array<int, 2> ranks{0, 0};  // ranks along x and y; 0: MPI_Dims_create chooses
+    std::int32_t halo = 0;           // cells; 0: the backend's fused steps
+    ValidationOptions validation;
+  };
+
+  // Collective over comm (which the application keeps owning). Throws on every rank if
+  // anything fails on any rank.
+  DistributedSimulation(MPI_Comm comm, ExecutionSpace const& space, Scene const& scene,
+                        std::string_view backend = "kokkos-mdrange", Options options = {}) {
+    int size = 0;
+    Details::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    // Checks and allocations in on_every_rank, collectives between them: a rank that
+    // fails must not leave the others waiting in a collective it skipped.
+    int dims[2] = {options.ranks[0], options.ranks[1]};
+    std::int32_t halo = options.halo;
+    Details::on_every_rank(comm, [&] {
+      validate(scene, options.validation);
+      if (halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+      if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
+        throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
+                                    std::to_string(dims[1]) + " do not make the " +
+                                    std::to_string(size) + " ranks of the job");
+      }
+      Details::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
+      check_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, halo);
+    });
+    ranks_ = {dims[0], dims[1]};
+    int const periodic[2] = {0, 0};
+    Details::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
+    int rank = 0;
+    int coords[2] = {0, 0};
+    MPI_Comm_rank(cart_, &rank);
+    Details::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
+    for (int d = 0; d < 2; ++d) {
+      Details::check_mpi(MPI_Cart_shift(cart_, d, 1, &neighbours_[d][0], &neighbours_[d][1]),
+                         "MPI_Cart_shift");
+    }
+    window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
+    try {
+      Details::on_every_rank(cart_, [&] {
+        local_.emplace(space, scene, window_, backend, options.validation);
+        allocate_buffers(space);
+      });
+    } catch (...) {
+      MPI_Comm_free(&cart_);
+      throw;
+    }
+    valid_steps_ = window_.halo;
+  }
+
+  ~DistributedSimulation() {
+    if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
+  }
+  DistributedSimulation(DistributedSimulation const&) = delete;
+  DistributedSimulation& operator=(DistributedSimulation const&) = delete;
+
+  // Back to u0 = u1 = 0 at step 0 (the halos agree: no exchange needed).
+  void reset(ExecutionSpace const& space) {
+    local_->reset(space);
+    valid_steps_ = window_.halo;
+  }
+
+  // Collective. Exchanges the halos whenever the last exchange's are used up.
+  void advance(ExecutionSpace const& space, std::int64_t n_steps) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::advance");
+    if (n_steps < 0) throw std::invalid_argument("advance: negative steps");
+    while (n_steps > 0) {
+      if (valid_steps_ == 0) exchange(space);
+      std::int64_t const chunk = std::min<std::int64_t>(n_steps, valid_steps_);
+      Details::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
+      valid_steps_ -= chunk;
+      n_steps -= chunk;
+    }
+  }
+
+  // Collective: on the cartesian communicator's rank 0, the whole grid's u(t_{n-1}) and
+  // u(t_n), row-major nx * ny; empty vectors elsewhere.
+  std::pair<std::vector<float>, std::vector<float>> gather(ExecutionSpace const& space) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather");
+    Details::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
+    Buffer buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                     "wave2d::DistributedSimulation::gather"),
+                  std::size_t(2 * owned.cells()));
+    pack(space, owned, buffer);
+    auto host = Kokkos::create_mirror_view(buffer);
+    Kokkos::deep_copy(space, host, buffer);
+    wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
+
+    auto const [all, displacements] = gather_to_root(host.data(), int(host.size()));
+    std::pair<std::vector<float>, std::vector<float>> fields;
+    if (displacements.empty()) return fields;
+    int const size = int(displacements.size());
+    Scene const& scene = local_->scene();
+    fields.first.resize(std::size_t(scene.cells()));
+    fields.second.resize(std::size_t(scene.cells()));
+    for (int r = 0; r < size; ++r) {
+      int coords[2];
+      MPI_Cart_coords(cart_, r, 2, coords);
+      Window const w = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0);
+      float const* block = all.data() + displacements[r];
+      for (int f = 0; f < 2; ++f) {
+        auto& field = f == 0 ? fields.first : fields.second;
+        for (std::int32_t y = 0; y < w.ny; ++y) {
+          std::copy_n(block + (std::int64_t(f) * w.ny + y) * w.nx, w.nx,
+                      field.data() + scene.index(w.x0, w.y0 + y));
+        }
+      }
+    }
+    return fields;
+  }
+
+  // Collective: on rank 0 of the cartesian communicator, the receivers' trace of the whole
+  // grid (Simulation::receivers(): rows of time, a column per receiver, row-major), each
+  // receiver from the rank that owns its cell; an empty vector elsewhere.
+  std::vector<float> gather_receivers(ExecutionSpace const& space) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather_receivers");
+    Scene const& scene = local_->scene();
+    std::size_t const columns = scene.receivers.size();
+    auto const trace = local_->receivers();
+    std::size_t const rows = trace.extent(0);
+    auto const host = Kokkos::create_mirror_view(trace);
+    Kokkos::deep_copy(space, host, trace);
+    wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
+    // Each rank sends the columns of its owned receivers, rows x those, row-major.
+    auto const owned_by = [&](Window const& w) {
+      std::vector<std::size_t> owned;
+      for (std::size_t i = 0; i < columns; ++i) {
+        Receiver const& r = scene.receivers[i];
+        if (r.x >= w.x0 && r.x < w.x0 + w.nx && r.y >= w.y0 && r.y < w.y0 + w.ny) {
+          owned.push_back(i);
+        }
+      }
+      return owned;
+    };
+    std::vector<float> mine;
+    for (std::size_t row = 0; row < rows; ++row) {
+      for (std::size_t i : owned_by(window_)) mine.push_back(host(row, i));
+    }
+    auto const [all, displacements] = gather_to_root(mine.data(), int(mine.size()));
+    std::vector<float> gathered;
+    if (displacements.empty()) return gathered;
+    int const size = int(displacements.size());
+    gathered.resize(rows * columns);
+    for (int r = 0; r < size; ++r) {
+      int coords[2];
+      MPI_Cart_coords(cart_, r, 2, coords);
+      auto const owned = owned_by(window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
+      float const* from = all.data() + displacements[r];
+      for (std::size_t row = 0; row < rows; ++row) {
+        for (std::size_t i : owned) gathered[row * columns + i] = *from++;
+      }
+    }
+    return gathered;
+  }
+
+  std::int64_t steps_done() const { return local_->steps_done(); }
+  std::array<int, 2> ranks() const { return ranks_; }  // along x and y
+  Window const& window() const { return window_; }     // this rank's
+  // This rank's simulation of its window: its fields, configuration, scene.
+  Local const& local() const { return *local_; }
+  // How halos travel: "host memory", "staged through host buffers" or "CUDA-aware MPI".
+  std::string exchange_path() const {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+      return "host memory";
+    } else {
+      return cuda_aware_ ? "CUDA-aware MPI" : "staged through host buffers";
+    }
+  }
+  MPI_Comm communicator() const { return cart_; }
+  // Wall time this rank spent in halo exchanges (packing to unpacking, fenced), since
+  // construction.
+  double exchange_seconds() const { return exchange_seconds_; }
+
+ private:
+  // Collective: every rank's `count` floats, concatenated in rank order on rank 0, with
+  // where each rank's begin; two empty vectors on the other ranks.
+  std::pair<std::vector<float>, std::vector<int>> gather_to_root(float const* data,
+                                                                 int count) const {
+    int rank = 0;
+    int size = 0;
+    MPI_Comm_rank(cart_, &rank);
+    MPI_Comm_size(cart_, &size);
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displacements(static_cast<std::size_t>(size));
+    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
+                       "MPI_Gather");
+    std::vector<float> all;
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+      all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
+    }
+    Details::check_mpi(MPI_Gatherv(data, count, MPI_FLOAT, all.data(), counts.data(),
+                                   displacements.data(), MPI_FLOAT, 0, cart_),
+                       "MPI_Gatherv");
+    if (rank != 0) return {};
+    return {std::move(all), std::move(displacements)};
+  }
+
+  // The strips that go to (and come from) the neighbours on the low and high side of
+  // dimension d. x first, over the owned rows; then y over whole local rows, which by then
+  // hold the x halos: so the corners arrive too, in four messages instead of eight.
+  std::array<Details::Rect, 2> sent(int d) const {
+    Window const& w = window_;
+    std::int32_t const h = w.halo;
+    if (d == 0) {
+      return {Details::Rect{w.owned_x(), w.owned_y(), h, w.ny},
+              Details::Rect{w.owned_x() + w.nx - h, w.owned_y(), h, w.ny}};
+    }
+    return {Details::Rect{0, w.owned_y(), w.local_nx(), h},
+            Details::Rect{0, w.owned_y() + w.ny - h, w.local_nx(), h}};
+  }
+  std::array<Details::Rect, 2> received(int d) const {
+    Window const& w = window_;
+    std::int32_t const h = w.halo;
+    if (d == 0) {
+      return {Details::Rect{w.owned_x() - h, w.owned_y(), h, w.ny},
+              Details::Rect{w.owned_x() + w.nx, w.owned_y(), h, w.ny}};
+    }
+    return {Details::Rect{0, w.owned_y() - h, w.local_nx(), h},
+            Details::Rect{0, w.owned_y() + w.ny, w.local_nx(), h}};
+  }
+
+  void allocate_buffers(ExecutionSpace const& space) {
+    cuda_aware_ = Details::mpi_is_cuda_aware();
+    for (int d = 0; d < 2; ++d) {
+      for (int side = 0; side < 2; ++side) {
+        auto const make = [&](char const* label, Details::Rect rect) {
+          return Buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)),
+                        std::size_t(2 * rect.cells()));
+        };
+        send_[d][side] = make("wave2d::DistributedSimulation::send", sent(d)[side]);
+        receive_[d][side] = make("wave2d::DistributedSimulation::receive", received(d)[side]);
+        host_send_[d][side] = Kokkos::create_mirror_view(send_[d][side]);
+        host_receive_[d][side] = Kokkos::create_mirror_view(receive_[d][side]);
+      }
+    }
+  }
+
+  bool through_device() const {
+    return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible && cuda_aware_;
+  }
+
+  void exchange(ExecutionSpace const& space) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::exchange");
+    // The steps before must end first anyway; waiting for them is not exchange time.
+    wave2d::fence(space, "wave2d::DistributedSimulation::exchange: steps done");
+    Kokkos::Timer timer;
+    for (int d = 0; d < 2; ++d) {
+      std::vector<MPI_Request> requests;
+      for (int side = 0; side < 2; ++side) {
+        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
+        float* to = through_device() ? receive_[d][side].data() : host_receive_[d][side].data();
+        requests.emplace_back();
+        Details::check_mpi(MPI_Irecv(to, int(receive_[d][side].size()), MPI_FLOAT,
+                                     neighbours_[d][side], d, cart_, &requests.back()),
+                           "MPI_Irecv");
+        pack(space, sent(d)[side], send_[d][side]);
+        if (!through_device()) Kokkos::deep_copy(space, host_send_[d][side], send_[d][side]);
+      }
+      wave2d::fence(space, "wave2d::DistributedSimulation::exchange: packed");
+      for (int side = 0; side < 2; ++side) {
+        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
+        float* from = through_device() ? send_[d][side].data() : host_send_[d][side].data();
+        requests.emplace_back();
+        Details::check_mpi(MPI_Isend(from, int(send_[d][side].size()), MPI_FLOAT,
+                                     neighbours_[d][side], d, cart_, &requests.back()),
+                           "MPI_Isend");
+      }
+      Details::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                         "MPI_Waitall");
+      for (int side = 0; side < 2; ++side) {
+        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
+        if (!through_device()) Kokkos::deep_copy(space, receive_[d][side], host_receive_[d][side]);
+        unpack(space, received(d)[side], receive_[d][side]);
+      }
+    }
+    wave2d::fence(space, "wave2d::DistributedSimulation::exchange: unpacked");
+    exchange_seconds_ += timer.seconds();
+    valid_steps_ = window_.halo;
+  }
+
+  // buffer <- (previous, current) over rect, previous first, row-major.
+  void pack(ExecutionSpace const& space, Details::Rect rect, Buffer const& buffer) const {
+    copy_rect<true>(space, "wave2d::DistributedSimulation::pack", rect, buffer);
+  }
+  void unpack(ExecutionSpace const& space, Details::Rect rect, Buffer const& buffer) const {
+    copy_rect<false>(space, "wave2d::DistributedSimulation::unpack", rect, buffer);
+  }
+  template <bool ToBuffer>
+  void copy_rect(ExecutionSpace const& space, char const* label, Details::Rect rect,
+                 Buffer const& buffer) const {
+    if (rect.cells() == 0) return;
+    Kokkos::parallel_for(
+        label,
+        Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>(
+            space, {0, 0}, {rect.ny, rect.nx}),
+        Details::CopyRect<typename Local::field_type, ToBuffer>{
+            local_->previous(), local_->current(), buffer.data(), rect});
+  }
+
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  std::array<int, 2> ranks_{1, 1};
+  int neighbours_[2][2] = {{MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}};
+  Window window_;
+  std::optional<Local> local_;
+  std::int64_t valid_steps_ = 0;  // steps the halos stay exact for
+  bool cuda_aware_ = false;
+  double exchange_seconds_ = 0.0;
+  Buffer send_[2][2];
+  Buffer receive_[2][2];
+  HostBuffer host_send_[2][2];
+  HostBuffer host_receive_[2][2];
+};
+
+}  // namespace wave2d
+
+#endif

@@ -1,0 +1,298 @@
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#if defined(WAVE2D_HAVE_CHECKPOINTS)
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#endif
+
+namespace wave2d {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char magic[8] = {'W', 'A', 'V', 'E', '2', 'D', 'C', 'K'};
+// magic, version, nx, ny, step, scene hash, receivers, receivers hash, trace's first
+// step, numerics hash, numerics length
+constexpr std::size_t fixed_header_bytes = 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 4;
+constexpr std::size_t checksum_bytes = 8;
+
+static_assert(std::endian::native == std::endian::little, "checkpoints are little-endian");
+
+[[noreturn]] void unavailable() {
+  throw CheckpointError(
+      "this build of wave2d has no checkpoints (install libxxhash-dev and rebuild)");
+}
+
+std::uint64_t hash_bytes(void const* data, std::size_t size) {
+#if defined(WAVE2D_HAVE_CHECKPOINTS)
+  return XXH3_64bits(data, size);
+#else
+  (void)data;
+  (void)size;
+  unavailable();
+#endif
+}
+
+template <class T>
+void append(std::string& bytes, T const& value) {
+  bytes.append(reinterpret_cast<char const*>(&value), sizeof(T));
+}
+
+template <class T>
+T take(std::string_view& bytes) {
+  T value;
+  std::memcpy(&value, bytes.data(), sizeof(T));
+  bytes.remove_prefix(sizeof(T));
+  return value;
+}
+
+std::string header_bytes(CheckpointData const& data) {
+  std::string bytes(magic, sizeof(magic));
+  append(bytes, checkpoint_format_version);
+  append(bytes, data.nx);
+  append(bytes, data.ny);
+  append(bytes, data.step);
+  append(bytes, data.scene_hash);
+  append(bytes, data.receivers);
+  append(bytes, data.receivers_hash);
+  append(bytes, data.trace_first_step);
+  append(bytes, hash_bytes(data.numerics.data(), data.numerics.size()));
+  append(bytes, std::uint32_t(data.numerics.size()));
+  bytes += data.numerics;
+  return bytes;
+}
+
+void write_all(int fd, void const* data, std::size_t size, fs::path const& path) {
+  auto const* bytes = static_cast<char const*>(data);
+  while (size > 0) {
+    ssize_t const written = ::write(fd, bytes, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw OutputError("cannot write '" + path.string() + "': " + std::strerror(errno));
+    }
+    bytes += written;
+    size -= std::size_t(written);
+  }
+}
+
+}  // namespace
+
+std::uint64_t scene_hash(Scene const& scene) {
+  std::string bytes;
+  append(bytes, scene.nx);
+  append(bytes, scene.ny);
+  for (float value :
+       {scene.c, scene.dx, scene.dt, scene.t0, scene.damping.width, scene.damping.strength}) {
+    append(bytes, std::bit_cast<std::uint32_t>(value));
+  }
+  // Sizes first, so that the parts cannot be mistaken for one another.
+  append(bytes, std::uint64_t(scene.walls.size()));
+  for (std::uint8_t wall : scene.walls) bytes += char(wall != 0);
+  append(bytes, std::uint64_t(scene.speed.size()));
+  for (float value : scene.speed) append(bytes, std::bit_cast<std::uint32_t>(value));
+  append(bytes, std::uint64_t(scene.sources.size()));
+  for (Source const& source : scene.sources) {
+    append(bytes, source.x);
+    append(bytes, source.y);
+    append(bytes, std::int32_t(source.waveform.shape));
+    for (float value :
+         {source.waveform.amplitude, source.waveform.frequency, source.waveform.delay}) {
+      append(bytes, std::bit_cast<std::uint32_t>(value));
+    }
+  }
+  return hash_bytes(bytes.data(), bytes.size());
+}
+
+std::uint64_t receivers_hash(Scene const& scene) {
+  std::string bytes;
+  append(bytes, std::uint64_t(scene.receivers.size()));
+  for (Receiver const& receiver : scene.receivers) {
+    append(bytes, receiver.x);
+    append(bytes, receiver.y);
+  }
+  return hash_bytes(bytes.data(), bytes.size());
+}
+
+std::string numerics_text(std::string_view backend, std::string_view configuration,
+                          std::string_view execution_space) {
+  return "wave2d " WAVE2D_VERSION ", backend " + std::string(backend) + " (" +
+         std::string(configuration) + ") on " + std::string(execution_space) +
+         ", IEEE-754 binary32";
+}
+
+void write_checkpoint(fs::path const& path, CheckpointData const& data) {
+  if (!can_checkpoint) unavailable();
+  std::size_t const cells = std::size_t(data.nx) * std::size_t(data.ny);
+  if (data.nx <= 0 || data.ny <= 0 || data.previous.size() != cells ||
+      data.current.size() != cells) {
+    throw std::invalid_argument("wave2d::write_checkpoint: the fields must be ny x nx");
+  }
+  if (data.trace_first_step < 0 || data.trace_first_step > data.step ||
+      data.receivers > max_receivers ||
+      data.trace.size() != std::size_t(data.trace_rows()) * data.receivers) {
+    throw std::invalid_argument(
+        "wave2d::write_checkpoint: the trace must be (step - trace_first_step + 1) x receivers");
+  }
+  std::string const header = header_bytes(data);
+  std::size_t const field_bytes = cells * sizeof(float);
+  std::size_t const trace_bytes = data.trace.size() * sizeof(float);
+#if defined(WAVE2D_HAVE_CHECKPOINTS)
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) throw std::bad_alloc();
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, header.data(), header.size());
+  XXH3_64bits_update(state, data.previous.data(), field_bytes);
+  XXH3_64bits_update(state, data.current.data(), field_bytes);
+  XXH3_64bits_update(state, data.trace.data(), trace_bytes);
+  std::uint64_t const checksum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+#else
+  std::uint64_t const checksum = 0;
+#endif
+  write_file_atomically(path, [&](fs::path const& temporary) {
+    int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      throw OutputError("cannot write '" + path.string() + "': " + std::strerror(errno));
+    }
+    try {
+      write_all(fd, header.data(), header.size(), path);
+      write_all(fd, data.previous.data(), field_bytes, path);
+      write_all(fd, data.current.data(), field_bytes, path);
+      write_all(fd, data.trace.data(), trace_bytes, path);
+      write_all(fd, &checksum, sizeof(checksum), path);
+      // On disk before the rename makes it the checkpoint: a crash leaves the old one.
+      if (::fsync(fd) != 0 && errno != EINVAL) {
+        throw OutputError("cannot write '" + path.string() + "': " + std::strerror(errno));
+      }
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) {
+      throw OutputError("cannot write '" + path.string() + "': " + std::strerror(errno));
+    }
+  });
+}
+
+CheckpointData read_checkpoint(fs::path const& path) {
+  if (!can_checkpoint) unavailable();
+  std::string const name = "checkpoint '" + path.string() + "'";
+  auto const refuse = [&](std::string const& reason) -> CheckpointError {
+    return CheckpointError(name + " " + reason);
+  };
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    throw refuse(fs::exists(path, error) ? "is not a regular file" : "does not exist");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw refuse(std::string("cannot be read: ") + std::strerror(errno));
+  std::string const bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw refuse("cannot be read");
+  std::string_view rest = bytes;
+  if (rest.size() < sizeof(magic) || std::memcmp(rest.data(), magic, sizeof(magic)) != 0) {
+    throw refuse("is not a wave2d checkpoint");
+  }
+  if (rest.size() < fixed_header_bytes) throw refuse("is truncated (in its header)");
+  rest.remove_prefix(sizeof(magic));
+  auto const version = take<std::uint32_t>(rest);
+  if (version != checkpoint_format_version) {
+    throw refuse("has format version " + std::to_string(version) +
+                 ", this wave2d " WAVE2D_VERSION " reads version " +
+                 std::to_string(checkpoint_format_version));
+  }
+  CheckpointData data;
+  data.nx = take<std::int32_t>(rest);
+  data.ny = take<std::int32_t>(rest);
+  data.step = take<std::int64_t>(rest);
+  data.scene_hash = take<std::uint64_t>(rest);
+  data.receivers = take<std::uint32_t>(rest);
+  data.receivers_hash = take<std::uint64_t>(rest);
+  data.trace_first_step = take<std::int64_t>(rest);
+  auto const numerics_hash = take<std::uint64_t>(rest);
+  auto const numerics_size = take<std::uint32_t>(rest);
+  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || numerics_size > 4096 ||
+      data.receivers > max_receivers || data.trace_first_step < 0 ||
+      data.trace_first_step > data.step) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  std::size_t const field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
+  if (field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
+      field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  // The trace, bounded as the fields are: the sum below cannot overflow.
+  std::uint64_t const rows = std::uint64_t(data.step - data.trace_first_step) + 1;
+  std::size_t const row_bytes = std::size_t(data.receivers) * sizeof(float);
+  if (row_bytes != 0 && rows > std::numeric_limits<std::size_t>::max() / 4 / row_bytes) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  std::size_t const trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
+  std::size_t const expected =
+      fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
+  if (bytes.size() < expected) {
+    throw refuse("is truncated: " + std::to_string(bytes.size()) + " bytes, expected " +
+                 std::to_string(expected));
+  }
+  if (bytes.size() > expected) {
+    throw refuse("is corrupted: " + std::to_string(bytes.size()) + " bytes, expected " +
+                 std::to_string(expected));
+  }
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + expected - checksum_bytes, checksum_bytes);
+  if (hash_bytes(bytes.data(), expected - checksum_bytes) != stored) {
+    throw refuse("is corrupted (its checksum does not match)");
+  }
+  data.numerics.assign(rest.data(), numerics_size);
+  rest.remove_prefix(numerics_size);
+  if (hash_bytes(data.numerics.data(), data.numerics.size()) != numerics_hash) {
+    throw refuse("is corrupted (its numerics hash does not match)");
+  }
+  std::size_t const cells = field_bytes / sizeof(float);
+  data.previous.resize(cells);
+  data.current.resize(cells);
+  std::memcpy(data.previous.data(), rest.data(), field_bytes);
+  std::memcpy(data.current.data(), rest.data() + field_bytes, field_bytes);
+  data.trace.resize(trace_bytes / sizeof(float));
+  if (trace_bytes > 0) std::memcpy(data.trace.data(), rest.data() + 2 * field_bytes, trace_bytes);
+  return data;
+}
+
+void check_checkpoint_matches(fs::path const& path, CheckpointData const& data, Scene const& scene,
+                              std::string const& numerics) {
+  std::string const name = "checkpoint '" + path.string() + "'";
+  if (data.nx != scene.nx || data.ny != scene.ny) {
+    throw CheckpointError(name + " is of another scene: its grid is " + std::to_string(data.nx) +
+                          " x " + std::to_string(data.ny) + ", this scene's " +
+                          std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
+  }
+  if (data.scene_hash != scene_hash(scene)) {
+    throw CheckpointError(name +
+                          " is of another scene: its medium, walls, sources or time step differ");
+  }
+  // Its trace's columns must be this scene's, for the run's trace to go on from it.
+  if (data.receivers != scene.receivers.size()) {
+    throw CheckpointError(name + " is of another scene: it has the trace of " +
+                          std::to_string(data.receivers) + " receivers, this scene has " +
+                          std::to_string(scene.receivers.size()));
+  }
+  if (data.receivers_hash != receivers_hash(scene)) {
+    throw CheckpointError(name + " is of another scene: its receivers are at other cells");
+  }
+  if (data.numerics != numerics) {
+    throw CheckpointError(name + " was written by " + data.numerics + ", not by " + numerics +
+                          ": resume it with the same wave2d, backend and execution space");
+  }
+}
+
+}  // namespace wave2d

@@ -1,0 +1,87 @@
+// Writing results: NumPy arrays and images, each written to a temporary name and
+// renamed into place, so that a failed run leaves no half-written file.
+#ifndef WAVE2D_OUTPUT_HPP
+#define WAVE2D_OUTPUT_HPP
+
+#include <wave2d/wave2d_Config.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace wave2d {
+
+// Thrown when an output file cannot be written: the message names the file.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where writing a path puts its bytes: symbolic links are followed to their final
+// target (which need not exist yet); a character device (/dev/null, a terminal) is
+// written through, never replaced.
+struct OutputTarget {
+  std::filesystem::path path;
+  bool write_through = false;
+};
+
+// Throws OutputError for a path no output may take: a loop of links, a directory, a
+// block device, a FIFO, a socket.
+OutputTarget output_target(std::filesystem::path const& path);
+
+// The hidden name, unique to this process, under which a file is written beside
+// `target` before it is renamed into place.
+std::filesystem::path temporary_path(std::filesystem::path const& target);
+
+// Has `write` produce a file at temporary_path() of the target of `path`, then renames
+// it to that target. If `write` throws or the rename fails, the temporary is removed
+// and the error propagates: the target is either complete or as it was. A target
+// written through is given to `write` as it is.
+void write_file_atomically(
+    std::filesystem::path const& path,
+    std::function<void(std::filesystem::path const& temporary)> const& write);
+
+// For programs: SIGINT, SIGTERM and SIGHUP first remove the temporary files being
+// written, then end the process as the signal would have. A library never installs
+// signal handlers of its own accord.
+void remove_temporary_files_on_signals();
+
+// The same for a writer that fills a binary stream; a failed stream is an OutputError.
+void write_stream_atomically(std::filesystem::path const& path,
+                             std::function<void(std::ostream& out)> const& write);
+
+// The pair [u(t_{n-1}), u(t_n)], each ny x nx row-major, as one NumPy .npy file of
+// float32 and shape (2, ny, nx).
+void write_npy(std::filesystem::path const& path, std::span<float const> previous,
+               std::span<float const> current, std::int32_t nx, std::int32_t ny);
+
+// A rows x columns row-major array as a NumPy .npy file of float32 (a receivers' trace:
+// rows of time, a column per receiver).
+void write_npy(std::filesystem::path const& path, std::span<float const> values, std::int64_t rows,
+               std::int64_t columns);
+
+// RGB8 pixels of a field, row y = 0 first: walls black, positive values red, negative
+// blue, white at 0, saturated from |u| = 1 on. `walls` is nx * ny or empty (none).
+std::vector<std::uint8_t> render_field(std::span<float const> u,
+                                       std::span<std::uint8_t const> walls, std::int32_t nx,
+                                       std::int32_t ny);
+
+// Whether this build writes PNG images: it needs libpng.
+inline constexpr bool can_write_png =
+#if defined(WAVE2D_HAVE_PNG)
+    true;
+#else
+    false;
+#endif
+
+// An 8-bit RGB PNG of width x height pixels. Throws OutputError when built without libpng.
+void write_png(std::filesystem::path const& path, std::span<std::uint8_t const> rgb,
+               std::int32_t width, std::int32_t height);
+
+}  // namespace wave2d
+
+#endif

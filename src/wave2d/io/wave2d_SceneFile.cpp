@@ -1,0 +1,633 @@
+#include <wave2d/io/wave2d_SceneFile.hpp>
+
+#include <wave2d/wave2d_Config.hpp>
+
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+
+#include <wave2d/io/wave2d_MaskImage.hpp>
+#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+
+// toml++ 3.3 asserts on some malformed keys ("[#", found by tests/fuzz) that it then
+// reports as parse errors: its assertions stay off in every build type, as in release.
+#define TOML_ASSERT(expr) static_cast<void>(0)
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace wave2d {
+
+namespace {
+
+// "<file>:<line>: <key path>: <problem>", without the parts that are unknown.
+[[noreturn]] void fail_at(std::filesystem::path const& file, std::uint32_t line,
+                          std::string_view key_path, std::string_view problem) {
+  std::string message = file.string();
+  if (line > 0) message += ":" + std::to_string(line);
+  message += ": ";
+  if (!key_path.empty()) message.append(key_path).append(": ");
+  message.append(problem);
+  throw SceneError(message);
+}
+
+std::string type_name(toml::node const& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a floating-point number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+// A table of the file with its key path ("sources[1]"): typed reads of its keys, each
+// error naming the file, the line and the key.
+class Table {
+ public:
+  // `where` locates errors about the table itself, such as a missing key: the table's
+  // node, or null for the root and for tables the file does not have.
+  Table(std::filesystem::path const& file, toml::table const& table, toml::node const* where,
+        std::string path)
+      : file_(&file), table_(&table), where_(where), path_(std::move(path)) {}
+
+  std::string key_path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+
+  bool has(std::string_view key) const { return table_->contains(key); }
+
+  // A misspelled key must not go unnoticed: anything not in `known` is refused.
+  void allow_only(std::initializer_list<std::string_view> known) const {
+    for (auto const& [key, node] : *table_) {
+      if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+      std::string list;
+      for (auto name : known) list.append(list.empty() ? "" : ", ").append(name);
+      fail_at(*file_, node.source().begin.line, key_path(key.str()),
+              "unknown key (expected one of: " + list + ")");
+    }
+  }
+
+  // T is std::int64_t, float (from an integer or a floating-point value), std::string,
+  // Table or std::vector<Table> (an array of tables).
+  template <class T>
+  std::optional<T> get(std::string_view key) const {
+    toml::node const* node = table_->get(key);
+    if (node == nullptr) return std::nullopt;
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      if (!node->is_integer()) wrong_type(key, "an integer");
+      return node->as_integer()->get();
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (!node->is_number()) wrong_type(key, "a number");
+      double const value =
+          node->is_integer() ? double(node->as_integer()->get()) : node->as_floating_point()->get();
+      if (!std::isfinite(value)) fail(key, "must be finite");
+      if (!std::isfinite(float(value))) fail(key, "is beyond single precision");
+      if (value != 0.0 && float(value) == 0.0f) {
+        fail(key, "underflows single precision to 0 (smallest magnitude 1.4e-45)");
+      }
+      return float(value);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!node->is_string()) wrong_type(key, "a string");
+      return node->as_string()->get();
+    } else if constexpr (std::is_same_v<T, Table>) {
+      if (!node->is_table()) wrong_type(key, "a table");
+      return Table(*file_, *node->as_table(), node, key_path(key));
+    } else {
+      static_assert(std::is_same_v<T, std::vector<Table>>);
+      if (!node->is_array()) wrong_type(key, "an array of tables");
+      std::vector<Table> tables;
+      for (auto const& element : *node->as_array()) {
+        std::string element_path = key_path(key) + "[" + std::to_string(tables.size()) + "]";
+        if (!element.is_table()) {
+          fail_at(*file_, element.source().begin.line, element_path,
+                  "expected a table, got " + type_name(element));
+        }
+        tables.emplace_back(*file_, *element.as_table(), &element, std::move(element_path));
+      }
+      return tables;
+    }
+  }
+
+  template <class T>
+  T get_or(std::string_view key, T fallback) const {
+    return get<T>(key).value_or(std::move(fallback));
+  }
+
+  template <class T>
+  T require(std::string_view key) const {
+    auto value = get<T>(key);
+    if (!value) missing(key);
+    return *std::move(value);
+  }
+
+  // The table `key`, empty where the file has none, so that its defaults apply.
+  Table section(std::string_view key) const {
+    if (has(key)) return require<Table>(key);
+    static toml::table const empty;
+    return Table(*file_, empty, nullptr, key_path(key));
+  }
+
+  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
+    toml::node const* node = table_->get(key);
+    fail_at(*file_, line_of(node != nullptr ? node : where_), key_path(key), problem);
+  }
+
+  [[noreturn]] void fail_here(std::string_view problem) const {
+    fail_at(*file_, line_of(where_), path_, problem);
+  }
+
+  [[noreturn]] void missing(std::string_view key, std::string_view hint = {}) const {
+    fail_at(*file_, line_of(where_), key_path(key),
+            hint.empty() ? "missing" : "missing (" + std::string(hint) + ")");
+  }
+
+ private:
+  static std::uint32_t line_of(toml::node const* node) {
+    return node != nullptr ? node->source().begin.line : 0;
+  }
+
+  [[noreturn]] void wrong_type(std::string_view key, std::string_view expected) const {
+    fail(key, "expected " + std::string(expected) + ", got " + type_name(*table_->get(key)));
+  }
+
+  std::filesystem::path const* file_;
+  toml::table const* table_;
+  toml::node const* where_;
+  std::string path_;
+};
+
+// A cell coordinate along an axis of n cells.
+std::int32_t cell_coordinate(Table const& table, std::string_view key, std::int32_t n) {
+  auto const value = table.require<std::int64_t>(key);
+  if (value < 0 || value >= n) {
+    table.fail(key,
+               std::to_string(value) + " lies outside the grid (0.." + std::to_string(n - 1) + ")");
+  }
+  return std::int32_t(value);
+}
+
+std::int32_t grid_extent(Table const& grid, std::string_view key) {
+  auto const value = grid.require<std::int64_t>(key);
+  if (value <= 0) grid.fail(key, "must be positive, got " + std::to_string(value));
+  if (value > std::numeric_limits<std::int32_t>::max()) {
+    grid.fail(key, "must be at most 2147483647, got " + std::to_string(value));
+  }
+  return std::int32_t(value);
+}
+
+// As written in a file: "0.7", not std::to_string's "0.700000".
+std::string number_text(float value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+float positive(Table const& table, std::string_view key, float value) {
+  if (!(value > 0.0f)) table.fail(key, "must be positive, got " + number_text(value));
+  return value;
+}
+
+std::string cell_name(std::int32_t x, std::int32_t y) {
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
+}
+
+// Bounds the parser's work before it starts (see max_scene_file_nesting): a scan that
+// knows TOML's comments and strings, and counts the brackets, braces and dotted parts
+// outside them.
+void check_toml_bounds(std::filesystem::path const& path, std::string_view text) {
+  std::uint32_t line = 1;
+  int depth = 0;
+  int key_parts = 1;
+  std::size_t key_length = 0;
+  auto const end_key = [&] {
+    key_parts = 1;
+    key_length = 0;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char const c = text[i];
+    if (c == '\n') ++line;
+    if (c == '#') {
+      i = std::min(text.find('\n', i), text.size()) - 1;
+      end_key();
+    } else if (c == '"' || c == '\'') {
+      // A string, maybe a quoted part of a key: skip it, escapes and all.
+      bool const multiline = text.substr(i, 3) == std::string(3, c);
+      std::string_view const close = multiline ? text.substr(i, 3) : text.substr(i, 1);
+      std::size_t j = i + close.size();
+      while (j < text.size() && text.substr(j, close.size()) != close) {
+        if (text[j] == '\n') ++line;
+        j += (c == '"' && text[j] == '\\') ? 2 : 1;
+      }
+      key_length += j - i;
+      i = std::min(j + close.size(), text.size()) - 1;
+    } else if (c == '.') {
+      if (++key_parts > max_scene_file_key_parts) {
+        fail_at(path, line, {},
+                "a dotted key of more than " + std::to_string(max_scene_file_key_parts) + " parts");
+      }
+      ++key_length;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') {
+      ++key_length;
+    } else if (c == ' ' || c == '\t') {
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      // TOML has none there, and toml++ 3.3 reaches undefined behaviour on some (tests/fuzz).
+      fail_at(path, line, {}, "a character that is not ASCII outside a string or a comment");
+    } else {
+      if (c == '=' && key_length > max_scene_file_key_length) {
+        fail_at(path, line, {},
+                "a key longer than " + std::to_string(max_scene_file_key_length) + " characters");
+      }
+      end_key();
+      if (c == '[' || c == '{') {
+        if (++depth > max_scene_file_nesting) {
+          fail_at(path, line, {},
+                  "brackets and braces nested more than " + std::to_string(max_scene_file_nesting) +
+                      " deep");
+        }
+      } else if ((c == ']' || c == '}') && depth > 0) {
+        --depth;
+      }
+    }
+  }
+}
+
+class SceneFileReader {
+ public:
+  SceneFileReader(std::filesystem::path const& path, SceneFileOptions const& options)
+      : path_(path), directory_(path.parent_path()), options_(options) {}
+
+  // The mask images read, in the order first read.
+  std::vector<std::filesystem::path> const& masks_read() const { return masks_read_; }
+
+  Scene read(Table const& root) {
+    root.allow_only(
+        {"name", "base", "grid", "time", "medium", "damping", "walls", "sources", "receivers"});
+    Scene scene;
+    auto const base = root.get<std::string>("base");
+    if (base) {
+      try {
+        scene = builtin_scene(*base);
+      } catch (SceneError const& e) {
+        root.fail("base", e.what());
+      }
+    }
+    scene.name = root.get_or<std::string>("name", path_.stem().string());
+    read_grid(root, base.has_value(), scene);
+    read_medium(root.section("medium"), scene);
+    read_damping(root.section("damping"), scene);
+    read_walls(root, scene);
+    read_sources(root, scene);
+    read_receivers(root, scene);
+    read_time(root.section("time"), base.has_value(), scene);
+    return scene;
+  }
+
+ private:
+  void read_grid(Table const& root, bool has_base, Scene& scene) {
+    Table const grid = root.section("grid");
+    grid.allow_only({"nx", "ny", "dx"});
+    if (has_base) {
+      for (auto key : {"nx", "ny"}) {
+        if (grid.has(key)) grid.fail(key, "a scene with a base keeps the base's grid size");
+      }
+    } else if (grid.has("nx") || grid.has("ny")) {
+      scene.nx = grid_extent(grid, "nx");
+      scene.ny = grid_extent(grid, "ny");
+    } else if (auto const size = first_mask_size(root)) {
+      scene.nx = size->width;
+      scene.ny = size->height;
+    } else {
+      grid.missing("nx", "give grid.nx and grid.ny, or a mask image that sets the size");
+    }
+    if (options_.check_grid) options_.check_grid(scene.nx, scene.ny);
+    if (auto const dx = grid.get<float>("dx")) {
+      scene.dx = positive(grid, "dx", *dx);
+    } else if (!has_base) {
+      std::int32_t const n = std::max(scene.nx, scene.ny);
+      if (n == 1) grid.missing("dx", "a grid of one cell has no default cell size");
+      // The unit square's spacing along the longer side, as the reference scenes.
+      scene.dx = 1.0f / float(n - 1);
+    }
+  }
+
+  // The size of the first mask image of [[walls]] or [[medium.region]], from its header:
+  // a file without a grid size takes that image's.
+  std::optional<MaskSize> first_mask_size(Table const& root) {
+    auto entries = root.get_or<std::vector<Table>>("walls", {});
+    auto const regions = root.section("medium").get_or<std::vector<Table>>("region", {});
+    entries.insert(entries.end(), regions.begin(), regions.end());
+    for (auto const& entry : entries) {
+      if (entry.has("mask")) {
+        try {
+          return read_mask_size(mask_path(entry));
+        } catch (SceneError const& e) {
+          entry.fail("mask", e.what());
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Before a per-cell buffer of the grid is made.
+  void check_memory(Scene const& scene, std::string_view buffer, double bytes_per_cell) const {
+    Details::check_host_memory(path_,
+                               "the " + std::to_string(scene.nx) + " x " +
+                                   std::to_string(scene.ny) + " grid's " + std::string(buffer),
+                               double(scene.cells()) * bytes_per_cell);
+  }
+
+  void read_medium(Table const& medium, Scene& scene) {
+    medium.allow_only({"c", "region"});
+    if (auto const c = medium.get<float>("c")) scene.c = positive(medium, "c", *c);
+    auto const regions = medium.get<std::vector<Table>>("region");
+    if (!regions) return;
+    scene.speed.clear();
+    if (regions->empty()) return;
+    check_memory(scene, "speed map", sizeof(float));
+    scene.speed.assign(std::size_t(scene.cells()), scene.c);
+    for (auto const& region : *regions) {
+      region.allow_only({"c", "rect", "mask"});
+      float const c = positive(region, "c", region.require<float>("c"));
+      for_each_cell(region, scene, [&](std::int64_t i) { scene.speed[i] = c; });
+    }
+  }
+
+  static void read_damping(Table const& damping, Scene& scene) {
+    damping.allow_only({"width", "strength"});
+    if (auto const width = damping.get<float>("width")) {
+      if (!(*width >= 0.0f && *width <= 0.5f)) {
+        damping.fail("width",
+                     "must lie in [0, 0.5] (a fraction of each side), got " + number_text(*width));
+      }
+      scene.damping.width = *width;
+    }
+    if (auto const strength = damping.get<float>("strength")) {
+      if (!(*strength >= 0.0f && *strength < 1.0f)) {
+        damping.fail("strength", "must lie in [0, 1), got " + number_text(*strength));
+      }
+      scene.damping.strength = *strength;
+    }
+  }
+
+  void read_walls(Table const& root, Scene& scene) {
+    auto const walls = root.get<std::vector<Table>>("walls");
+    if (!walls) return;
+    scene.walls.clear();
+    if (walls->empty()) return;
+    check_memory(scene, "wall mask", 1.0);
+    scene.walls.assign(std::size_t(scene.cells()), 0);
+    for (auto const& wall : *walls) {
+      wall.allow_only({"rect", "mask"});
+      for_each_cell(wall, scene, [&](std::int64_t i) { scene.walls[i] = 1; });
+    }
+  }
+
+  static void read_sources(Table const& root, Scene& scene) {
+    auto const sources = root.get<std::vector<Table>>("sources");
+    if (!sources) return;
+    scene.sources.clear();
+    std::unordered_map<std::int64_t, std::size_t> source_of_cell;
+    for (auto const& entry : *sources) {
+      entry.allow_only({"x", "y", "waveform", "amplitude", "frequency", "delay"});
+      Source source;
+      source.x = cell_coordinate(entry, "x", scene.nx);
+      source.y = cell_coordinate(entry, "y", scene.ny);
+      // The update rule holds the border and the walls at 0: a source there would be silent.
+      if (source.x == 0 || source.x == scene.nx - 1) {
+        entry.fail("x", cell_name(source.x, source.y) + " lies on the border, held at 0");
+      }
+      if (source.y == 0 || source.y == scene.ny - 1) {
+        entry.fail("y", cell_name(source.x, source.y) + " lies on the border, held at 0");
+      }
+      if (scene.is_wall(source.x, source.y)) {
+        entry.fail_here(cell_name(source.x, source.y) + " lies on a wall, held at 0");
+      }
+      auto const [taken, added] =
+          source_of_cell.emplace(scene.index(source.x, source.y), scene.sources.size());
+      if (!added) {
+        entry.fail_here(cell_name(source.x, source.y) + " is already the cell of sources[" +
+                        std::to_string(taken->second) + "]");
+      }
+      source.waveform = read_waveform(entry);
+      scene.sources.push_back(source);
+    }
+  }
+
+  // Any cell, border and walls included (they read 0); names as validate() wants them.
+  static void read_receivers(Table const& root, Scene& scene) {
+    auto const receivers = root.get<std::vector<Table>>("receivers");
+    if (!receivers) return;
+    if (receivers->size() > max_receivers) {
+      root.fail("receivers", std::to_string(receivers->size()) + " receivers, more than the " +
+                                 std::to_string(max_receivers) + " a scene may have");
+    }
+    scene.receivers.clear();
+    std::unordered_map<std::string, std::size_t> index_of_name;
+    for (auto const& entry : *receivers) {
+      entry.allow_only({"x", "y", "name"});
+      Receiver receiver;
+      receiver.x = cell_coordinate(entry, "x", scene.nx);
+      receiver.y = cell_coordinate(entry, "y", scene.ny);
+      receiver.name = entry.get_or<std::string>("name", "");
+      scene.receivers.push_back(receiver);
+      std::string const name = receiver_name(scene, scene.receivers.size() - 1);
+      bool const plain = !name.empty() && name.size() <= max_receiver_name &&
+                         std::all_of(name.begin(), name.end(), [](char c) {
+                           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+                         });
+      if (!plain) {
+        entry.fail("name", "must be 1 to " + std::to_string(max_receiver_name) +
+                               " ASCII letters, digits, '_', '-' or '.'");
+      }
+      auto const [taken, added] = index_of_name.emplace(name, scene.receivers.size() - 1);
+      if (!added) {
+        entry.fail_here("the name '" + name + "' is already receivers[" +
+                        std::to_string(taken->second) + "]'s");
+      }
+    }
+  }
+
+  static Waveform read_waveform(Table const& entry) {
+    Waveform waveform;
+    auto const shape = entry.get_or<std::string>("waveform", "sine");
+    if (shape == "sine") {
+      waveform.shape = Waveform::Shape::sine;
+      if (entry.has("delay")) entry.fail("delay", "only a ricker waveform has a delay");
+    } else if (shape == "ricker") {
+      waveform.shape = Waveform::Shape::ricker;
+      waveform.delay = entry.get_or<float>("delay", 0.0f);
+    } else {
+      entry.fail("waveform", "unknown waveform '" + shape + "' (sine or ricker)");
+    }
+    waveform.amplitude = entry.get_or<float>("amplitude", 1.0f);
+    waveform.frequency = positive(entry, "frequency", entry.require<float>("frequency"));
+    return waveform;
+  }
+
+  static void read_time(Table const& time, bool has_base, Scene& scene) {
+    time.allow_only({"dt", "steps", "t_end", "t0"});
+    scene.t0 = time.get_or<float>("t0", scene.t0);
+    if (auto const dt = time.get<float>("dt")) {
+      scene.dt = positive(time, "dt", *dt);
+    } else if (!has_base) {
+      float const c_max =
+          scene.speed.empty() ? scene.c : *std::max_element(scene.speed.begin(), scene.speed.end());
+      scene.dt = 0.25f * scene.dx / c_max;
+    }
+    auto const steps = time.get<std::int64_t>("steps");
+    auto const t_end = time.get<float>("t_end");
+    if (steps && t_end) time.fail("t_end", "give either steps or t_end, not both");
+    if (steps) {
+      if (*steps < 0) time.fail("steps", "must not be negative, got " + std::to_string(*steps));
+      scene.steps = *steps;
+    } else if (t_end) {
+      if (!(*t_end >= scene.t0)) time.fail("t_end", "must not come before t0");
+      // In float, as the reference scenes count their steps.
+      float const n = (*t_end - scene.t0) / scene.dt;
+      if (!(n < float(std::numeric_limits<std::int64_t>::max()))) {
+        time.fail("t_end", "gives more steps than wave2d can count");
+      }
+      scene.steps = std::int64_t(n);
+    } else if (!has_base) {
+      time.missing("steps", "give steps or t_end");
+    }
+  }
+
+  // Calls mark(cell index) for each cell of a [[walls]] or [[medium.region]] entry:
+  // those of the inclusive rectangle `rect`, or the dark pixels of the image `mask`.
+  template <class Mark>
+  void for_each_cell(Table const& entry, Scene const& scene, Mark mark) {
+    bool const has_rect = entry.has("rect");
+    if (has_rect && entry.has("mask")) entry.fail("mask", "give either a rect or a mask, not both");
+    if (has_rect) {
+      Table const rect = entry.require<Table>("rect");
+      rect.allow_only({"x0", "y0", "x1", "y1"});
+      std::int32_t const x0 = cell_coordinate(rect, "x0", scene.nx);
+      std::int32_t const y0 = cell_coordinate(rect, "y0", scene.ny);
+      std::int32_t const x1 = cell_coordinate(rect, "x1", scene.nx);
+      std::int32_t const y1 = cell_coordinate(rect, "y1", scene.ny);
+      if (x1 < x0) rect.fail("x1", "must not be less than x0 (the bounds are inclusive)");
+      if (y1 < y0) rect.fail("y1", "must not be less than y0 (the bounds are inclusive)");
+      for (std::int32_t y = y0; y <= y1; ++y) {
+        for (std::int32_t x = x0; x <= x1; ++x) mark(scene.index(x, y));
+      }
+    } else if (entry.has("mask")) {
+      MaskImage const& image = mask(entry, scene);
+      for (std::size_t i = 0; i < image.dark.size(); ++i) {
+        if (image.dark[i]) mark(std::int64_t(i));
+      }
+    } else {
+      entry.fail_here("give a rect = { x0, y0, x1, y1 } or a mask = \"image file\"");
+    }
+  }
+
+  std::filesystem::path mask_path(Table const& entry) const {
+    return directory_ / entry.require<std::string>("mask");
+  }
+
+  // The image named by the entry's `mask`, relative to the scene file; each file is read
+  // once, and its pixels decoded only when its header gives the grid's size.
+  MaskImage const& mask(Table const& entry, Scene const& scene) {
+    auto const image_path = mask_path(entry);
+    auto found = masks_.find(image_path);
+    if (found == masks_.end()) {
+      auto const reading = [&](auto read) {
+        try {
+          return read(image_path);
+        } catch (SceneError const& e) {
+          entry.fail("mask", e.what());
+        }
+      };
+      MaskSize const size = reading(read_mask_size);
+      if (size.width != scene.nx || size.height != scene.ny) {
+        entry.fail("mask", "the image is " + std::to_string(size.width) + " x " +
+                               std::to_string(size.height) + " pixels, the grid " +
+                               std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
+                               " cells");
+      }
+      found = masks_.emplace(image_path, reading(read_mask_image)).first;
+      masks_read_.push_back(image_path);
+    }
+    return found->second;
+  }
+
+  std::filesystem::path const& path_;
+  std::filesystem::path directory_;
+  SceneFileOptions const& options_;
+  std::map<std::filesystem::path, MaskImage> masks_;
+  std::vector<std::filesystem::path> masks_read_;
+};
+
+}  // namespace
+
+SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
+  return read_scene_text(Details::read_input_file(path, "scene file", max_scene_file_bytes), path,
+                         options);
+}
+
+SceneFile read_scene_text(std::string_view text, std::filesystem::path const& path,
+                          SceneFileOptions const& options) {
+  if (text.size() > max_scene_file_bytes) {
+    throw SceneError(path.string() + ": longer than the " + std::to_string(max_scene_file_bytes) +
+                     " bytes a scene file may have");
+  }
+  check_toml_bounds(path, text);
+  toml::table document;
+  try {
+    document = toml::parse(text, path.string());
+  } catch (toml::parse_error const& e) {
+    fail_at(path, e.source().begin.line, {}, e.description());
+  }
+  SceneFileReader reader(path, options);
+  SceneFile file{reader.read(Table(path, document, nullptr, "")), {path}};
+  file.files.insert(file.files.end(), reader.masks_read().begin(), reader.masks_read().end());
+  return file;
+}
+
+Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
+  return read_scene_file(path, options).scene;
+}
+
+}  // namespace wave2d
+
+#else
+
+namespace wave2d {
+
+SceneFile read_scene_file(std::filesystem::path const&, SceneFileOptions const&) {
+  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+}
+
+SceneFile read_scene_text(std::string_view, std::filesystem::path const&, SceneFileOptions const&) {
+  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+}
+
+Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
+  return read_scene_file(path, options).scene;
+}
+
+}  // namespace wave2d
+
+#endif

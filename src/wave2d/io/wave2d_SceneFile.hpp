@@ -1,0 +1,52 @@
+// Scenes described in TOML files (docs/scene-files.md gives the format).
+#ifndef WAVE2D_SCENE_FILE_HPP
+#define WAVE2D_SCENE_FILE_HPP
+
+#include <wave2d/scene/wave2d_Scene.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace wave2d {
+
+// What the loader refuses before toml++ parses a file, so that no input can exhaust
+// the parser's stack or the memory: the file's size, the nesting of brackets and
+// braces, the parts of a dotted key and the length of a key.
+inline constexpr std::uint64_t max_scene_file_bytes = 16u << 20;
+inline constexpr int max_scene_file_nesting = 32;
+inline constexpr int max_scene_file_key_parts = 32;
+inline constexpr std::size_t max_scene_file_key_length = 256;
+
+struct SceneFileOptions {
+  // Called with the grid's size as soon as it is known (from grid.nx and grid.ny, the
+  // base scene or a mask's header), before any per-cell buffer is made or any mask
+  // pixel decoded: a program checks there that its run fits in memory, and throws.
+  std::function<void(std::int32_t nx, std::int32_t ny)> check_grid;
+};
+
+struct SceneFile {
+  Scene scene;
+  std::vector<std::filesystem::path> files;  // read to make it: the scene file, its masks
+};
+
+// Reads and checks a scene file; mask images are found relative to it. Throws
+// SceneError naming the file, the line and the key of the first problem
+// ("scene.toml:12: sources[1].x: ..."), also in a build without toml++. The scene file
+// and its masks must be regular files; per-cell buffers must fit in the host's
+// available memory. Does not check stability: call validate() on the result.
+SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});
+
+// The same for TOML text read from elsewhere: `path` names it in the errors and its
+// directory is where masks are found.
+SceneFile read_scene_text(std::string_view text, std::filesystem::path const& path,
+                          SceneFileOptions const& options = {});
+
+// read_scene_file's scene.
+Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});
+
+}  // namespace wave2d
+
+#endif

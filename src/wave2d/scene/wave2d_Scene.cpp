@@ -1,0 +1,176 @@
+#include <wave2d/scene/wave2d_Scene.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace wave2d {
+
+float kappa(float c, float dx, float dt) {
+  double const courant = double(c) * double(dt) / double(dx);
+  return float(courant * courant);
+}
+
+float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
+  // Same float expression as the reference scenes' boundary_damping.
+  float const ramp = scene.damping.width;
+  if (!(ramp > 0.0f) || scene.damping.strength == 0.0f) {
+    return 0.0f;
+  }
+  // A grid one cell wide is all border: its damping is never read.
+  float const xh = scene.nx > 1 ? float(x) / float(scene.nx - 1) : 0.0f;
+  float const yh = scene.ny > 1 ? float(y) / float(scene.ny - 1) : 0.0f;
+  float const fx = 1.0f - std::min(std::min(xh, 1.0f - xh), ramp) / ramp;
+  float const fy = 1.0f - std::min(std::min(yh, 1.0f - yh), ramp) / ramp;
+  float const f = std::max(fx, fy);
+  return scene.damping.strength * f * f;
+}
+
+std::string receiver_name(Scene const& scene, std::size_t i) {
+  auto const& name = scene.receivers.at(i).name;
+  return name.empty() ? "r" + std::to_string(i) : name;
+}
+
+double courant_number(Scene const& scene) {
+  double c_max = scene.c;
+  if (!scene.speed.empty()) {
+    c_max = *std::max_element(scene.speed.begin(), scene.speed.end());
+  }
+  return c_max * double(scene.dt) / double(scene.dx);
+}
+
+namespace {
+
+[[noreturn]] void fail(std::string const& message) { throw SceneError(message); }
+
+std::string position(std::int32_t x, std::int32_t y) {
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// The stencil adds four neighbours and twice the cell: a field as large as a source's
+// amplitude must leave that much headroom below the largest float.
+constexpr float max_amplitude = std::numeric_limits<float>::max() / 8.0f;
+
+// A waveform's float expression grows with |t| and |t - delay| (sine: its argument;
+// ricker: a, a² and amplitude·(1 − 2a²)), so it is finite at every step of a range when
+// it is finite at the range's first and last steps.
+void check_source_values(Scene const& scene, std::size_t i) {
+  Waveform const& w = scene.sources[i].waveform;
+  if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
+    fail("source " + std::to_string(i) + " has a waveform parameter that is not finite");
+  }
+  if (std::fabs(w.amplitude) > max_amplitude) {
+    fail("source " + std::to_string(i) + " has amplitude " + number_text(w.amplitude) +
+         ", above the " + number_text(max_amplitude) +
+         " that leaves the stencil's sums room in single precision");
+  }
+  for (std::int64_t step : {std::int64_t(0), scene.steps}) {
+    float const t = time_of_step(scene.t0, scene.dt, step);
+    if (!std::isfinite(w.value(t))) {
+      fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
+           " (t = " + number_text(t) + ") is not finite in single precision");
+    }
+  }
+}
+
+// Names go into CSV headers and plot legends unquoted.
+bool is_plain_name(std::string const& name) {
+  if (name.empty() || name.size() > max_receiver_name) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
+
+void check_receivers(Scene const& scene) {
+  if (scene.receivers.size() > max_receivers) {
+    fail(std::to_string(scene.receivers.size()) + " receivers, more than the " +
+         std::to_string(max_receivers) + " a scene may have");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+    auto const& r = scene.receivers[i];
+    if (r.x < 0 || r.x >= scene.nx || r.y < 0 || r.y >= scene.ny) {
+      fail("receiver " + std::to_string(i) + " at " + position(r.x, r.y) + " lies outside the " +
+           std::to_string(scene.nx) + " x " + std::to_string(scene.ny) + " grid");
+    }
+    std::string const name = receiver_name(scene, i);
+    if (!is_plain_name(name)) {
+      fail("receiver " + std::to_string(i) + "'s name must be 1 to " +
+           std::to_string(max_receiver_name) + " letters, digits, '_', '-' or '.'");
+    }
+    if (!names.insert(name).second) fail("two receivers are named '" + name + "'");
+  }
+}
+
+}  // namespace
+
+void validate(Scene const& scene, ValidationOptions options) {
+  if (scene.nx <= 0 || scene.ny <= 0) {
+    fail("grid size must be positive, got " + std::to_string(scene.nx) + " x " +
+         std::to_string(scene.ny));
+  }
+  if (!(scene.dx > 0.0f) || !std::isfinite(scene.dx)) fail("dx must be positive and finite");
+  if (!(scene.dt > 0.0f) || !std::isfinite(scene.dt)) fail("dt must be positive and finite");
+  if (!(scene.c > 0.0f) || !std::isfinite(scene.c)) fail("c must be positive and finite");
+  if (!std::isfinite(scene.t0)) fail("t0 must be finite");
+  if (scene.steps < 0) fail("the number of steps must not be negative");
+  if (!(scene.damping.width >= 0.0f && scene.damping.width <= 0.5f)) {
+    fail("damping width must lie in [0, 0.5] (a fraction of each side)");
+  }
+  if (!(scene.damping.strength >= 0.0f && scene.damping.strength < 1.0f)) {
+    fail("damping strength must lie in [0, 1)");
+  }
+  auto const cells = std::size_t(scene.cells());
+  if (!scene.walls.empty() && scene.walls.size() != cells) {
+    fail("wall mask has " + std::to_string(scene.walls.size()) + " cells, the grid " +
+         std::to_string(cells));
+  }
+  if (!scene.speed.empty()) {
+    if (scene.speed.size() != cells) {
+      fail("speed map has " + std::to_string(scene.speed.size()) + " cells, the grid " +
+           std::to_string(cells));
+    }
+    for (std::size_t i = 0; i < cells; ++i) {
+      if (!(scene.speed[i] > 0.0f) || !std::isfinite(scene.speed[i])) {
+        fail("wave speed must be positive and finite, got " + std::to_string(scene.speed[i]) +
+             " at cell " + position(std::int32_t(i % scene.nx), std::int32_t(i / scene.nx)));
+      }
+    }
+  }
+  std::set<std::pair<std::int32_t, std::int32_t>> taken;
+  for (std::size_t i = 0; i < scene.sources.size(); ++i) {
+    auto const& s = scene.sources[i];
+    if (s.x < 0 || s.x >= scene.nx || s.y < 0 || s.y >= scene.ny) {
+      fail("source " + std::to_string(i) + " at " + position(s.x, s.y) + " lies outside the " +
+           std::to_string(scene.nx) + " x " + std::to_string(scene.ny) + " grid");
+    }
+    if (!taken.insert({s.x, s.y}).second) {
+      fail("two sources share the cell " + position(s.x, s.y));
+    }
+    check_source_values(scene, i);
+  }
+  check_receivers(scene);
+  double const courant = courant_number(scene);
+  if (courant > max_stable_courant && !options.allow_unstable) {
+    std::ostringstream message;
+    message << "unstable time step: c*dt/dx = " << courant
+            << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or allow it explicitly)";
+    fail(message.str());
+  }
+  // Only an allowed unstable step can get here with κ beyond float.
+  if (!std::isfinite(float(courant * courant))) {
+    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) + " is beyond single precision");
+  }
+}
+
+}  // namespace wave2d

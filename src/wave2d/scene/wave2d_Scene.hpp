@@ -1,0 +1,97 @@
+// A scene: the grid, the medium, walls, sources and damping layer, as runtime values.
+#ifndef WAVE2D_SCENE_HPP
+#define WAVE2D_SCENE_HPP
+
+#include <wave2d/core/wave2d_CellRule.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wave2d {
+
+// Thrown for a scene that cannot be simulated: the message names the problem.
+class SceneError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Source {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  Waveform waveform;
+};
+
+// A cell whose u is recorded at every step (Simulation::receivers()). `name` may be
+// empty: receiver_name() then gives "r<index>".
+struct Receiver {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  std::string name;
+};
+
+// Receivers a scene may list: a trace row holds one float per receiver.
+inline constexpr std::size_t max_receivers = 4096;
+inline constexpr std::size_t max_receiver_name = 64;
+
+// Quadratic absorbing layer along the four sides: in a band `width` (a fraction of
+// each side's length) the damping ramps from 0 to `strength` at the border.
+struct Damping {
+  float width = 0.1f;
+  float strength = 0.5f;
+};
+
+struct Scene {
+  std::string name;
+  std::int32_t nx = 0;
+  std::int32_t ny = 0;
+  float c = 1.0f;          // wave speed, unless `speed` is given
+  float dx = 1.0f;         // cell size
+  float dt = 0.25f;        // time step
+  float t0 = 0.0f;         // time of step 0
+  std::int64_t steps = 0;  // default number of steps of a run
+  Damping damping;
+  std::vector<std::uint8_t> walls;  // nx * ny, row-major, nonzero = wall; empty = none
+  std::vector<Source> sources;
+  std::vector<float> speed;         // nx * ny wave speed per cell; empty = c everywhere
+  std::vector<Receiver> receivers;  // in the order of the trace's columns
+
+  std::int64_t cells() const { return std::int64_t(nx) * ny; }
+  std::int64_t index(std::int32_t x, std::int32_t y) const { return std::int64_t(y) * nx + x; }
+  bool is_wall(std::int32_t x, std::int32_t y) const {
+    return !walls.empty() && walls[index(x, y)] != 0;
+  }
+  float speed_at(std::int32_t x, std::int32_t y) const {
+    return speed.empty() ? c : speed[index(x, y)];
+  }
+};
+
+// κ = (c·dt/dx)², formed in double and rounded once to float: scale-free, so that a
+// stable Courant number gives a finite κ whatever the units of c, dt and dx.
+float kappa(float c, float dx, float dt);
+
+// The damping d(x, y) of the quadratic layer, in float, as the reference scenes do.
+float damping_at(Scene const& scene, std::int32_t x, std::int32_t y);
+
+// Largest Courant number c·dt/dx over the grid; above 1/√2 the scheme is unstable.
+double courant_number(Scene const& scene);
+inline constexpr double max_stable_courant = 0.70710678118654752;
+
+struct ValidationOptions {
+  bool allow_unstable = false;
+};
+
+// Receiver i's name: its own, or "r<i>" when it has none.
+std::string receiver_name(Scene const& scene, std::size_t i);
+
+// Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
+// size, sources outside the grid or sharing a cell, receivers outside the grid, more
+// than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
+// step, a κ or a source value (over steps 0 .. scene.steps) that single precision cannot hold.
+void validate(Scene const& scene, ValidationOptions options = {});
+
+}  // namespace wave2d
+
+#endif

@@ -1,0 +1,259 @@
+#ifndef WAVE2D_SIMULATION_HPP
+#define WAVE2D_SIMULATION_HPP
+
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
+#include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
+#include <wave2d/backend/wave2d_Fields.hpp>
+#include <wave2d/backend/wave2d_Receivers.hpp>
+#include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/simulation/wave2d_Backends.hpp>
+
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace wave2d {
+
+// A scene being simulated by one backend on one execution space, on the whole grid or
+// on a window of it (core/wave2d_Window.hpp: the fields are then the window's local
+// grid). Every call takes the execution space instance first and runs on it; nothing
+// fences globally, and Kokkos must be initialized by the caller.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+class Simulation {
+  static_assert(Kokkos::is_execution_space_v<ExecutionSpace>);
+  static_assert(Kokkos::is_memory_space_v<MemorySpace>);
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
+                "the execution space must be able to access the memory space");
+
+ public:
+  using execution_space = ExecutionSpace;
+  using memory_space = MemorySpace;
+  using field_type = Field<MemorySpace>;
+  // Rows of time, one column per receiver: trace(r, i).
+  using trace_type = Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>;
+
+  // Validates the scene (SceneError), picks the backend (UnknownBackend), precomputes
+  // the coefficients and starts from u0 = u1 = 0 at step 0.
+  Simulation(ExecutionSpace const& space, Scene scene, std::string_view backend = "kokkos-mdrange",
+             ValidationOptions options = {})
+      : Simulation(space, std::move(scene), std::nullopt, backend, options) {}
+
+  // The same on a window of the scene's grid (std::invalid_argument if it does not fit).
+  Simulation(ExecutionSpace const& space, Scene scene, Window const& window,
+             std::string_view backend = "kokkos-mdrange", ValidationOptions options = {})
+      : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options) {}
+
+  // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
+  void reset(ExecutionSpace const& space) {
+    Details::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
+    Details::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
+    fields_.step = 0;
+    restart_receivers(space);
+  }
+
+  // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps; copies the fields,
+  // which must be contiguous row-major views (x fastest) of the local grid's extents.
+  template <class Previous, class Current>
+  void set_state(ExecutionSpace const& space, Previous const& previous, Current const& current,
+                 std::int64_t step) {
+    static_assert(is_row_major_field<Previous> && is_row_major_field<Current>,
+                  "set_state takes rank-2 Kokkos::Views of float with LayoutRight");
+    for (auto const* field : {&previous, &current}) {
+      if (field->extent(0) != std::size_t(window_.local_ny()) ||
+          field->extent(1) != std::size_t(window_.local_nx())) {
+        throw std::invalid_argument("wave2d::Simulation::set_state: fields must be ny x nx = " +
+                                    std::to_string(window_.local_ny()) + " x " +
+                                    std::to_string(window_.local_nx()));
+      }
+      if (!field->span_is_contiguous()) {
+        throw std::invalid_argument("wave2d::Simulation::set_state: fields must be contiguous");
+      }
+    }
+    if (step < 0) throw std::invalid_argument("wave2d::Simulation::set_state: negative step");
+    Details::copy(space, fields_.previous, previous, "wave2d::Simulation::set_state");
+    Details::copy(space, fields_.current, current, "wave2d::Simulation::set_state");
+    fields_.step = step;
+    restart_receivers(space);
+  }
+
+  // Runs n_steps steps; the backend records the receivers at each of them.
+  void advance(ExecutionSpace const& space, std::int64_t n_steps) {
+    if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::advance: negative steps");
+    Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
+    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+    stepper_->advance(space, fields_, n_steps, trace_target());
+  }
+
+  // The receivers' trace (Scene::receivers), in MemorySpace, filled by the backend's
+  // kernels: row r holds u at each receiver, in the scene's order, after
+  // receivers_first_step() + r steps, for every step up to steps_done(); so
+  // (steps_done() + 1) x receivers after a run from step 0. The trace restarts, with
+  // the fields' u(t_n) as row 0, at reset(), set_state() and restart_receivers();
+  // restore_receivers() puts back the rows of an earlier run (a checkpoint's). Its
+  // buffer grows by doubling (at least to what each advance() needs): 4 bytes per
+  // receiver and step, kept until the trace restarts (reserve_receivers() allocates
+  // exactly what a run needs, once). A window's simulation records the receivers of its
+  // owned cells; the other columns stay 0. The view may change with the next advance():
+  // take it again after it.
+  trace_type receivers() const {
+    auto const rows = std::size_t(fields_.step - trace_first_step_ + 1);
+    return Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL);
+  }
+  std::int64_t receivers_first_step() const { return trace_first_step_; }
+
+  // Room in the trace for n_steps more steps: no growth, and so no fence for freeing
+  // the old buffer (Kokkos fences globally when it frees memory), in the advance() calls
+  // that take it there.
+  void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps) {
+    if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::reserve_receivers: negative");
+    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+  }
+
+  // Drops the trace's rows: it restarts at steps_done() (long runs that write it out
+  // as they go keep its memory bounded).
+  void restart_receivers(ExecutionSpace const& space) {
+    trace_first_step_ = fields_.step;
+    reserve_trace(space, 1);
+    if (trace_.extent(1) == 0) return;
+    Details::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
+    Receivers target = trace_target();
+    record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
+                     fields_.step);
+  }
+
+  // Puts back the rows of a trace recorded before (a checkpoint's), so that the trace
+  // goes on from them as if the run had never stopped: `rows` holds u at the receivers
+  // after first_step, first_step + 1, ... steps up to steps_done(), as receivers() gives
+  // them (its last row is the one set_state() records). Copied, from any memory space;
+  // called after set_state() (and reserve_receivers(), for a trace that never grows).
+  // std::invalid_argument for rows of another shape.
+  template <class Rows>
+  void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step) {
+    static_assert(is_row_major_field<Rows>,
+                  "restore_receivers takes a rank-2 Kokkos::View of float with LayoutRight");
+    char const* const name = "wave2d::Simulation::restore_receivers";
+    if (first_step < 0 || first_step > fields_.step) {
+      throw std::invalid_argument(std::string(name) + ": first step " + std::to_string(first_step) +
+                                  " is not in 0 .. " + std::to_string(fields_.step));
+    }
+    auto const expected_rows = std::size_t(fields_.step - first_step + 1);
+    if (rows.extent(0) != expected_rows || rows.extent(1) != scene_.receivers.size()) {
+      throw std::invalid_argument(std::string(name) + ": rows must be " +
+                                  std::to_string(expected_rows) + " x " +
+                                  std::to_string(scene_.receivers.size()) + " (steps x receivers)");
+    }
+    if (!rows.span_is_contiguous()) {
+      throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
+    }
+    trace_first_step_ = fields_.step;  // nothing to keep if the buffer grows
+    reserve_trace(space, std::int64_t(expected_rows));
+    trace_first_step_ = first_step;
+    if (trace_.extent(1) == 0) return;
+    Details::copy(
+        space,
+        Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, expected_rows), Kokkos::ALL),
+        rows, name);
+  }
+
+  // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
+  // the next advance(): take them again after it.
+  field_type const& previous() const { return fields_.previous; }
+  field_type const& current() const { return fields_.current; }
+  std::int64_t steps_done() const { return fields_.step; }
+  float time() const { return time_of_step(scene_.t0, scene_.dt, fields_.step); }
+
+  Scene const& scene() const { return scene_; }
+  Window const& window() const { return window_; }
+  std::string const& backend() const { return backend_; }
+  // What the backend runs for this grid (tile, fused steps...).
+  std::string configuration() const { return stepper_->configuration(); }
+
+ private:
+  template <class View>
+  static constexpr bool is_row_major_field = [] {
+    if constexpr (Kokkos::is_view<View>::value) {
+      return View::rank == 2 && std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> &&
+             std::is_same_v<std::remove_const_t<typename View::value_type>, float>;
+    } else {
+      return false;
+    }
+  }();
+
+  Simulation(ExecutionSpace const& space, Scene scene, std::optional<Window> window,
+             std::string_view backend, ValidationOptions options)
+      : scene_(checked(std::move(scene), options)),
+        window_(window ? *window : Window::whole(scene_.nx, scene_.ny)),
+        backend_(backend) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
+    coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
+    stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
+    fields_.previous = Details::allocate<field_type>(space, "wave2d::Simulation::previous",
+                                                     window_.local_ny(), window_.local_nx());
+    fields_.current = Details::allocate<field_type>(space, "wave2d::Simulation::current",
+                                                    window_.local_ny(), window_.local_nx());
+    reset(space);
+  }
+
+  Receivers trace_target() const {
+    Receivers target = coefficients_.params().receivers;
+    target.trace = trace_.data();
+    target.first_step = trace_first_step_;
+    if (target.trace == nullptr) target.count = 0;
+    return target;
+  }
+
+  // Room for `rows` rows of the trace, the rows there are kept. Grows to at least twice
+  // the rows there were.
+  void reserve_trace(ExecutionSpace const& space, std::int64_t rows) {
+    if (rows <= std::int64_t(trace_.extent(0))) return;
+    auto const columns = std::size_t(scene_.receivers.size());
+    auto const capacity = std::size_t(std::max<std::int64_t>(rows, 2 * trace_.extent(0)));
+    if (columns == 0) {  // no memory, so no free (and no fence Kokkos makes for one)
+      trace_ = trace_type(static_cast<float*>(nullptr), capacity, 0);
+      return;
+    }
+    auto grown =
+        Details::allocate<trace_type>(space, "wave2d::Simulation::receivers", capacity, columns);
+    Details::fill(space, grown, 0.0f, "wave2d::Simulation::receivers");
+    auto const kept = std::size_t(fields_.step - trace_first_step_ + 1);
+    if (trace_.extent(0) > 0 && kept > 0) {
+      std::pair<std::size_t, std::size_t> const old_rows(0, std::min(kept, trace_.extent(0)));
+      Details::copy(space, Kokkos::subview(grown, old_rows, Kokkos::ALL),
+                    Kokkos::subview(trace_, old_rows, Kokkos::ALL),
+                    "wave2d::Simulation::receivers");
+    }
+    trace_ = grown;
+  }
+
+  static Scene checked(Scene scene, ValidationOptions options) {
+    if (!Kokkos::is_initialized() || Kokkos::is_finalized()) {
+      throw std::logic_error(
+          "wave2d::Simulation needs Kokkos to be initialized (and not yet finalized) by the "
+          "application");
+    }
+    validate(scene, options);
+    return scene;
+  }
+
+  Scene scene_;
+  Window window_;
+  std::string backend_;
+  Coefficients<MemorySpace> coefficients_;
+  FieldPair<MemorySpace> fields_;
+  trace_type trace_;  // capacity rows x receivers; see receivers()
+  std::int64_t trace_first_step_ = 0;
+  std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper_;
+};
+
+}  // namespace wave2d
+
+#endif

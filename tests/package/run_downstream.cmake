@@ -1,0 +1,72 @@
+# Configures, builds and runs an application against the installed package in PREFIX only.
+#   cmake -DPREFIX=... -DSOURCE=<project dir> | -DREADME=<README.md> -DWORK=...
+#         -DKOKKOS_DIR=... -DCXX_COMPILER=... [-DCXX_FLAGS=...] [-DCOMPONENTS=a;b]
+#         [-DCONFIGURE_ARGS=...] [-DEXPECT_ERROR=<regex>] [-DGPU=ON] -P run_downstream.cmake
+# README: the project is the first ```cmake and ```cpp blocks of its "Embed the library"
+# section, as CMakeLists.txt and main.cpp. EXPECT_ERROR: configuring must fail with an
+# error matching it. GPU: a Kokkos with CUDA, whose application runs only where a GPU is.
+# CXX_FLAGS (the sanitizers' flags of a sanitized build) go to compiling and linking.
+foreach(list COMPONENTS CONFIGURE_ARGS)  # comma-separated
+  string(REPLACE "," ";" ${list} "${${list}}")
+endforeach()
+file(REMOVE_RECURSE ${WORK})
+if(README)
+  file(READ ${README} text)
+  string(FIND "${text}" "## Embed the library" start)
+  if(start EQUAL -1)
+    message(FATAL_ERROR "${README} has no \"Embed the library\" section")
+  endif()
+  string(SUBSTRING "${text}" ${start} -1 text)
+  foreach(pair "cmake;CMakeLists.txt" "cpp;main.cpp")
+    list(GET pair 0 language)
+    list(GET pair 1 name)
+    string(REGEX MATCH "```${language}\n(.*)" block "${text}")
+    string(FIND "${CMAKE_MATCH_1}" "```" stop)
+    if(NOT block OR stop EQUAL -1)
+      message(FATAL_ERROR "${README}: no ${language} block in \"Embed the library\"")
+    endif()
+    string(SUBSTRING "${CMAKE_MATCH_1}" 0 ${stop} block)
+    file(WRITE ${WORK}/source/${name} "${block}")
+  endforeach()
+  set(SOURCE ${WORK}/source)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G Ninja
+                        -DCMAKE_BUILD_TYPE=Release
+                        -DCMAKE_PREFIX_PATH=${PREFIX} -DKokkos_DIR=${KOKKOS_DIR}
+                        -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CXX_FLAGS}"
+                        "-DWAVE2D_COMPONENTS=${COMPONENTS}" ${CONFIGURE_ARGS}
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(EXPECT_ERROR)
+  if(NOT status)
+    message(FATAL_ERROR "configuring succeeded; expected an error matching: ${EXPECT_ERROR}")
+  endif()
+  if(NOT "${err}" MATCHES "${EXPECT_ERROR}")
+    message(FATAL_ERROR "configuring failed, but not with an error matching: ${EXPECT_ERROR}")
+  endif()
+  message("configuring failed as expected")
+  return()
+endif()
+if(status)
+  message(FATAL_ERROR "configuring the application failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE status)
+if(status)
+  message(FATAL_ERROR "building the application failed")
+endif()
+file(GLOB executables LIST_DIRECTORIES false ${WORK}/build/downstream ${WORK}/build/app)
+if(NOT executables)
+  return()  # a project of objects only (the headers)
+endif()
+if(GPU)
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
+  if(no_gpu)
+    message("built; not run: no GPU here (nvidia-smi -L failed)")
+    return()
+  endif()
+endif()
+execute_process(COMMAND ${executables} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status)
+if(status)
+  message(FATAL_ERROR "the application failed")
+endif()

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -234,18 +235,86 @@ TEST_F(Cli, ScenesListsTheBuiltinScenes) {
   EXPECT_TRUE(contains(result.out, "12800")) << result.out;
 }
 
-TEST_F(Cli, BackendsListsWhatRunAccepts) {
+// The spaces `wave2d backends` lists ("openmp:" lines), each followed by its backends.
+std::vector<std::string> listed_spaces(std::string const& listing) {
+  std::vector<std::string> spaces;
+  std::istringstream lines(listing);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == ':') spaces.push_back(line.substr(0, line.size() - 1));
+  }
+  return spaces;
+}
+
+TEST_F(Cli, BackendsListsWhatRunAcceptsPerSpace) {
   Result const result = wave2d("backends");
   ASSERT_EQ(result.status, 0) << result.err;
   Result const help = wave2d("run --help");
   std::istringstream lines(result.out);
   int listed = 0;
-  for (std::string line; std::getline(lines, line); ++listed) {
-    auto const tab = line.find('\t');
-    ASSERT_NE(tab, std::string::npos) << "name<TAB>summary: " << line;
-    EXPECT_TRUE(contains(help.out, line.substr(0, tab))) << line << " not in run --help";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.back() == ':') {
+      EXPECT_TRUE(contains(help.out, line.substr(0, line.size() - 1))) << line << " in --space";
+      continue;
+    }
+    ASSERT_EQ(line.rfind("  ", 0), 0u) << "  name<TAB>summary: " << line;
+    EXPECT_NE(line.find('\t'), std::string::npos) << "  name<TAB>summary: " << line;
+    ++listed;
   }
-  EXPECT_GE(listed, 2) << result.out;  // at least the reference and a Kokkos kernel
+  EXPECT_FALSE(listed_spaces(result.out).empty()) << result.out;
+  EXPECT_TRUE(contains(result.out, "  auto\t")) << result.out;
+  EXPECT_GE(listed, 3) << result.out;  // auto, the reference and a Kokkos kernel
+}
+
+// auto, on every compiled space: the reference's bits, and what it chose is said.
+TEST_F(Cli, AutoRunsOnEverySpace) {
+  auto const spaces = listed_spaces(wave2d("backends").out);
+  for (auto const& space : spaces) {
+    fs::remove(work() / "f.npy");
+    Result const result =
+        wave2d("run --scene double-slit-small --steps 21 --save-npy f.npy --output . --space " +
+               space);
+    ASSERT_EQ(result.status, 0) << space << ": " << result.err;
+    EXPECT_TRUE(contains(result.out, "auto chose ")) << result.out;
+    EXPECT_TRUE(contains(result.out, "trial ")) << result.out;
+    expect_reference_npy(work() / "f.npy", 21, result.out);
+  }
+}
+
+TEST_F(Cli, PlanRanksTheCandidatesAndKeepsThePlan) {
+  fs::path const cache = work() / "cache";
+  std::string const environment = "XDG_CACHE_HOME='" + cache.string() + "'";
+  Result const plan = wave2d("plan --scene double-slit-small", environment);
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  for (auto part : {"double-slit-small, 201 x 201", "trial ", "1. ", "GCells/s", "<- auto",
+                    "estimate  "}) {
+    EXPECT_TRUE(contains(plan.out, part)) << part << " in\n" << plan.out;
+  }
+  Result const cached = wave2d("run --scene double-slit-small --steps 3 --output o", environment);
+  ASSERT_EQ(cached.status, 0) << cached.err;
+  EXPECT_TRUE(contains(cached.out, "from the plan cache")) << cached.out;
+  Result const estimated =
+      wave2d("run --scene double-slit-small --steps 3 --output o --plan estimate", environment);
+  ASSERT_EQ(estimated.status, 0) << estimated.err;
+  EXPECT_TRUE(contains(estimated.out, "estimated, no trial")) << estimated.out;
+  Result const chooses = wave2d("backends --scene double-slit-small", environment);
+  ASSERT_EQ(chooses.status, 0) << chooses.err;
+  EXPECT_TRUE(contains(chooses.out, "auto chose ")) << chooses.out;
+  EXPECT_TRUE(contains(chooses.out, "for double-slit-small")) << chooses.out;
+
+  // A corrupt entry is ignored with a note; the run goes on and replaces it.
+  for (auto const& entry : fs::directory_iterator(cache / "wave2d" / "plans")) {
+    std::ofstream(entry.path(), std::ios::trunc) << "not a plan";
+  }
+  Result const corrupt = wave2d("run --scene double-slit-small --steps 3 --output o", environment);
+  ASSERT_EQ(corrupt.status, 0) << corrupt.err;
+  EXPECT_TRUE(contains(corrupt.err, "wave2d: note: ignored the plan cache entry")) << corrupt.err;
+  EXPECT_TRUE(contains(corrupt.out, "measured")) << corrupt.out;
+  // A cache folder that cannot be made: the plan is not kept, with a note.
+  std::ofstream(work() / "blocker") << "x";
+  Result const unwritable = wave2d("run --scene double-slit-small --steps 3 --output o",
+                                   "XDG_CACHE_HOME='" + (work() / "blocker").string() + "'");
+  ASSERT_EQ(unwritable.status, 0) << unwritable.err;
+  EXPECT_TRUE(contains(unwritable.err, "wave2d: note: the plan is not kept")) << unwritable.err;
 }
 
 TEST_F(Cli, HelpAndVersion) {
@@ -259,8 +328,8 @@ TEST_F(Cli, HelpAndVersion) {
 
   Result const run_help = wave2d("run --help");
   EXPECT_EQ(run_help.status, 0);
-  for (auto option : {"--scene", "--backend", "--steps", "--output", "--frames-every", "--save-npy",
-                      "--allow-unstable", "kokkos-mdrange"}) {
+  for (auto option : {"--scene", "--backend", "--space", "--plan", "--steps", "--output",
+                      "--frames-every", "--save-npy", "--allow-unstable", "auto"}) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
   EXPECT_TRUE(work_contents().empty());
@@ -271,7 +340,7 @@ TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
       wave2d("run --scene double-slit-small --steps 20 --save-npy f.npy --output o");
   ASSERT_EQ(result.status, 0) << result.err;
   for (auto part :
-       {"double-slit-small", "201 x 201", "20", "kokkos-mdrange", "GCells/s", "wrote f.npy"}) {
+       {"double-slit-small", "201 x 201", "20", "auto chose ", "GCells/s", "wrote f.npy"}) {
     EXPECT_TRUE(contains(result.out, part)) << part << " in\n" << result.out;
   }
   EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"o", "o/double-slit-small.png"}));
@@ -941,6 +1010,16 @@ INSTANTIATE_TEST_SUITE_P(
                  reads_a_scene_file},
         BadInput{"unknown_backend", "run --scene double-slit-small --backend warp-drive +",
                  "unknown backend 'warp-drive' (available: "},
+        BadInput{"unknown_space", "run --scene double-slit-small --space warp +",
+                 "unknown execution space 'warp' (compiled: "},
+        BadInput{"backend_not_on_the_space",
+                 "run --scene double-slit-small --backend cuda-stream --space serial +",
+                 "unknown backend 'cuda-stream' on serial (available: serial: auto, "},
+        BadInput{"unknown_plan_mode", "run --scene double-slit-small --plan sometimes +",
+                 "--plan: sometimes not in {cached,measure,estimate}"},
+        BadInput{"plan_on_an_unknown_space", "plan --scene double-slit-small --space warp",
+                 "unknown execution space 'warp' (compiled: "},
+        BadInput{"plan_of_an_unknown_scene", "plan --scene nowhere", "unknown scene 'nowhere'"},
         BadInput{"negative_steps", "run --scene double-slit-small --steps -3 +",
                  "--steps: must be a non-negative whole number, got '-3'"},
         BadInput{"zero_frames_every", "run --scene double-slit-small --frames-every 0",

@@ -2,6 +2,8 @@
 #ifndef WAVE2D_CLI_COMMANDS_HPP
 #define WAVE2D_CLI_COMMANDS_HPP
 
+#include <wave2d/io/wave2d_SceneFile.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -20,7 +22,9 @@ class InputError : public std::runtime_error {
 
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
-  std::string backend = "kokkos-mdrange";
+  std::string backend = "auto";
+  std::string space;                  // --space; empty: Kokkos' default execution space
+  std::string plan_mode = "cached";   // --plan: how auto chooses
   std::optional<std::int64_t> steps;  // the scene's own when not given
   std::string output_directory = "out";
   std::optional<std::int64_t> frames_every;
@@ -46,11 +50,22 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
 
 void list_scenes(std::ostream& out);
 
-// The backends `run` accepts, from the registry: those of the default execution space,
-// then those of the default host space ("kokkos-mdrange, reference").
+// A built-in scene's name or a scene file: the scene and the files it was read from.
+SceneFile load_scene(std::string const& name_or_file);
+
+// The backends `run` accepts, per compiled space: "cuda: auto, cuda-naive, ...; serial: ...".
 std::string available_backends();
-// One line per backend: its name, a tab, what it is.
+// Per compiled space, one line per backend: its name, a tab, what it is.
 void list_backends(std::ostream& out);
+// The same, and what `auto` chooses for the scene on each space (from the plan cache, else
+// by a trial that is then kept).
+void list_backends_for(std::ostream& out, std::string const& scene,
+                       std::vector<char*> kokkos_arguments);
+
+// `wave2d plan`: measures every candidate of `auto` for the scene on the space (empty: the
+// default) and prints them ranked, with the estimate's choice; keeps the plan.
+void plan_command(std::string const& scene, std::string const& space,
+                  std::vector<char*> kokkos_arguments);
 
 }  // namespace wave2d::cli
 

@@ -1,6 +1,7 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
+#include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
@@ -56,9 +57,21 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->required()
       ->type_name("NAME|FILE");
   run.add_option("--backend", options.backend,
-                 "The backend that steps the scene: " + available_backends())
+                 "The backend that steps the scene; auto: the fastest of the space's for this "
+                 "grid (see `wave2d backends`)")
       ->capture_default_str()
       ->type_name("NAME");
+  run.add_option("--space", options.space,
+                 "The execution space: " + compiled_spaces() + " (default: " +
+                     space_name<Kokkos::DefaultExecutionSpace>() + ", or the host's for a "
+                     "backend only it has)")
+      ->type_name("SPACE");
+  run.add_option("--plan", options.plan_mode,
+                 "How auto chooses: cached (the plan cache, else a trial that is then kept), "
+                 "measure (a trial), estimate (a rule, no trial)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cached", "measure", "estimate"}))
+      ->type_name("MODE");
   run.add_option("--steps", options.steps, "Number of time steps (default: the scene's)")
       ->check(count_of_at_least(0))
       ->type_name("N");
@@ -122,7 +135,21 @@ int main(int argc, char* argv[]) {
       "Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
       "Kokkos.");
   CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
-  CLI::App* backends = app.add_subcommand("backends", "List the backends `run` accepts");
+  CLI::App* backends =
+      app.add_subcommand("backends", "List the backends `run` accepts, per execution space");
+  std::string backends_scene;
+  backends->add_option("--scene", backends_scene,
+                       "Also say what auto chooses for this scene on each space")
+      ->type_name("NAME|FILE");
+  CLI::App* plan = app.add_subcommand(
+      "plan", "Measure auto's candidates for a scene and print them ranked (keeps the plan)");
+  std::string plan_scene;
+  std::string plan_space;
+  plan->add_option("--scene", plan_scene, "A built-in scene or a TOML scene file")
+      ->required()
+      ->type_name("NAME|FILE");
+  plan->add_option("--space", plan_space, "The execution space: " + compiled_spaces())
+      ->type_name("SPACE");
   CLI::App* run = app.add_subcommand(
       "run", "Simulate a scene; write its final field as DIR/<scene>.png, and more on request");
   RunOptions options;
@@ -132,16 +159,22 @@ int main(int argc, char* argv[]) {
     app.parse(int(arguments.size()), arguments.data());
   } catch (CLI::ParseError const& e) {
     if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
-    std::cerr << "wave2d: error: " << e.what() << " (see wave2d " << (*run ? "run " : "")
-              << "--help)\n";
+    std::string const command = *run ? "run " : *plan ? "plan " : *backends ? "backends " : "";
+    std::cerr << "wave2d: error: " << e.what() << " (see wave2d " << command << "--help)\n";
     return exit_input_error;
   }
 
   try {
     if (*scenes) {
       list_scenes(std::cout);
-    } else if (*backends) {
+    } else if (*backends && backends_scene.empty()) {
       list_backends(std::cout);
+    } else if (*backends) {
+      check_kokkos_arguments(kokkos_arguments);
+      list_backends_for(std::cout, backends_scene, kokkos_arguments);
+    } else if (*plan) {
+      check_kokkos_arguments(kokkos_arguments);
+      plan_command(plan_scene, plan_space, kokkos_arguments);
     } else if (*run) {
       check_kokkos_arguments(kokkos_arguments);
       run_command(options, kokkos_arguments);

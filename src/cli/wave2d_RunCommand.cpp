@@ -6,6 +6,7 @@
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
 #include <cli/wave2d_ReceiverFiles.hpp>
+#include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
@@ -43,7 +44,9 @@ namespace fs = std::filesystem;
 struct RunPlan {
   Scene scene;
   std::string scene_label;  // as the user named it
-  std::string backend;
+  std::string backend;  // "auto" or a backend's name
+  std::string space;    // --space; empty: the default
+  PlanOptions plan_options;
   ValidationOptions validation;
   std::int64_t steps = 0;
   bool images = false;
@@ -63,27 +66,6 @@ std::string join(std::vector<std::string> const& names) {
   std::string list;
   for (auto const& name : names) list += (list.empty() ? "" : ", ") + name;
   return list;
-}
-
-// The scene and the files it was read from (none for a built-in scene).
-SceneFile load_scene(std::string const& name_or_file) {
-  std::vector<std::string> names;
-  for (auto const& info : builtin_scenes()) {
-    if (info.name == name_or_file) return {builtin_scene(info.name), {}};
-    names.emplace_back(info.name);
-  }
-  // Anything there, a dangling link or a loop of links included, is read as a scene
-  // file, so that the loader says what is wrong with it.
-  std::error_code error;
-  if (fs::symlink_status(name_or_file, error).type() == fs::file_type::not_found) {
-    throw InputError("unknown scene '" + name_or_file + "': neither a built-in scene (" +
-                     join(names) + ") nor a scene file");
-  }
-  try {
-    return read_scene_file(name_or_file, {.check_grid = check_host_memory});
-  } catch (std::bad_alloc const&) {  // its wall mask or speed map, one value per cell
-    throw InputError("the grid of scene file '" + name_or_file + "' is too large for memory");
-  }
 }
 
 void print_line(std::string_view label, std::string const& value) {
@@ -108,7 +90,8 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
                               ": " + e.what());
   };
   try {
-    return Simulation<ExecutionSpace>(space, plan.scene, plan.backend, plan.validation);
+    return Simulation<ExecutionSpace>(space, plan.scene, plan.backend, plan.validation,
+                                      plan.plan_options);
   } catch (std::bad_alloc const& e) {
     throw failure(e);
   } catch (std::runtime_error const& e) {  // Kokkos' allocation failures
@@ -212,7 +195,8 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.ny = plan.scene.ny;
   data.step = simulation.steps_done();
   data.scene_hash = scene_hash(plan.scene);
-  data.numerics = numerics_text(plan.backend, simulation.configuration(), ExecutionSpace::name());
+  data.numerics = numerics_text(simulation.backend(), simulation.stepper_configuration(),
+                                ExecutionSpace::name());
   data.previous = to_host(space, simulation.previous());
   data.current = to_host(space, simulation.current());
   data.receivers = std::uint32_t(plan.scene.receivers.size());
@@ -292,6 +276,16 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
   return stepping;
 }
 
+// The backend a checkpoint's numerics name ("wave2d V, backend NAME (...) on SPACE, ...").
+std::optional<std::string> backend_of_numerics(std::string const& numerics) {
+  auto const start = numerics.find(", backend ");
+  if (start == std::string::npos) return std::nullopt;
+  auto const name = start + std::string_view(", backend ").size();
+  auto const end = numerics.find(' ', name);
+  if (end == std::string::npos) return std::nullopt;
+  return numerics.substr(name, end - name);
+}
+
 // What the run is, before it starts.
 void print_run(RunPlan const& plan, std::string const& space) {
   print_line("scene", plan.scene_label);
@@ -299,6 +293,21 @@ void print_run(RunPlan const& plan, std::string const& space) {
   print_line("steps", std::to_string(plan.steps));
   print_line("backend", plan.backend);
   print_line("space", space);
+}
+
+// What `auto` chose and how (the candidates' speeds in the trial), and the plan cache's
+// notes.
+void print_plan(Plan const* chosen) {
+  if (chosen == nullptr) return;
+  for (auto const& note : chosen->notes) std::cerr << "wave2d: note: " << note << "\n";
+  print_line("plan", chosen->summary());
+  if (chosen->ranking.empty()) return;
+  std::ostringstream rates;
+  for (auto const& rate : chosen->ranking) {
+    rates << (rates.tellp() > 0 ? ", " : "") << rate.backend << " " << std::fixed
+          << std::setprecision(rate.gcells_per_second < 10 ? 2 : 0) << rate.gcells_per_second;
+  }
+  print_line("trial", rates.str() + " GCells/s");
 }
 
 void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
@@ -394,12 +403,14 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
 
   auto simulation = start_simulation(space, plan);
   if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
+  print_plan(simulation.plan());
   print_line("configuration", simulation.configuration());
   if (plan.resume_file) {
     try {
       check_checkpoint_matches(
           *plan.resume_file, plan.resume, plan.scene,
-          numerics_text(plan.backend, simulation.configuration(), ExecutionSpace::name()));
+          numerics_text(simulation.backend(), simulation.stepper_configuration(),
+                        ExecutionSpace::name()));
     } catch (CheckpointError const& e) {
       throw InputError(e.what());
     }
@@ -489,6 +500,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   typename DistributedSimulation<ExecutionSpace>::Options options;
   options.ranks = ranks;
   options.validation = plan.validation;
+  options.plan = plan.plan_options;
   DistributedSimulation<ExecutionSpace> simulation(MPI_COMM_WORLD, space, scene, plan.backend,
                                                    options);
   if (root) {
@@ -497,6 +509,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
                             std::to_string(simulation.ranks()[1]) + ", halo " +
                             std::to_string(simulation.window().halo) + ", exchange " +
                             simulation.exchange_path());
+    print_plan(simulation.plan());
     print_line("configuration", simulation.local().configuration() + " (rank 0)");
     std::cout << std::flush;
   }
@@ -549,48 +562,47 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
 }
 #endif
 
-// The backend runs on the default execution space where it can (true), else on the
-// default host space (where "reference" runs when the default space is a GPU's).
-bool runs_on_default_space(std::string const& backend) {
-  using Default = Kokkos::DefaultExecutionSpace;
-  using Host = Kokkos::DefaultHostExecutionSpace;
-  if (has_backend<Default>(backend)) return true;
-  if constexpr (!std::is_same_v<Default, Host>) {
-    if (has_backend<Host>(backend)) return false;
-  }
-  throw InputError("unknown backend '" + backend + "' (available: " + available_backends() + ")");
-}
-
 }  // namespace
 
-namespace {
-
-// name -> summary, those of the default execution space first.
-std::vector<std::pair<std::string, std::string>> runnable_backends() {
-  std::vector<std::pair<std::string, std::string>> list;
-  auto const add_backends_of = [&]<class ExecutionSpace>() {
-    for (auto const& backend : backends<ExecutionSpace>()) {
-      if (std::ranges::find(list, backend.name, [](auto const& b) { return b.first; }) ==
-          list.end()) {
-        list.emplace_back(backend.name, backend.summary);
-      }
-    }
-  };
-  add_backends_of.template operator()<Kokkos::DefaultExecutionSpace>();
-  add_backends_of.template operator()<Kokkos::DefaultHostExecutionSpace>();
-  return list;
-}
-
-}  // namespace
-
-std::string available_backends() {
+// The scene and the files it was read from (none for a built-in scene).
+SceneFile load_scene(std::string const& name_or_file) {
   std::vector<std::string> names;
-  for (auto const& backend : runnable_backends()) names.push_back(backend.first);
-  return join(names);
+  for (auto const& info : builtin_scenes()) {
+    if (info.name == name_or_file) return {builtin_scene(info.name), {}};
+    names.emplace_back(info.name);
+  }
+  // Anything there, a dangling link or a loop of links included, is read as a scene
+  // file, so that the loader says what is wrong with it.
+  std::error_code error;
+  if (fs::symlink_status(name_or_file, error).type() == fs::file_type::not_found) {
+    throw InputError("unknown scene '" + name_or_file + "': neither a built-in scene (" +
+                     join(names) + ") nor a scene file");
+  }
+  try {
+    return read_scene_file(name_or_file, {.check_grid = check_host_memory});
+  } catch (std::bad_alloc const&) {  // its wall mask or speed map, one value per cell
+    throw InputError("the grid of scene file '" + name_or_file + "' is too large for memory");
+  }
 }
 
 void list_backends(std::ostream& out) {
-  for (auto const& [name, summary] : runnable_backends()) out << name << "\t" << summary << "\n";
+  for_each_space([&]<class ExecutionSpace>() {
+    out << space_name<ExecutionSpace>() << ":\n";
+    out << "  " << auto_backend << "\tthe fastest of this space's for the grid, by a trial "
+        << "(kept in the plan cache)\n";
+    for (auto const& backend : backends<ExecutionSpace>()) {
+      out << "  " << backend.name << "\t" << backend.summary << "\n";
+    }
+  });
+}
+
+std::string available_backends() {
+  std::string text;
+  for_each_space([&]<class ExecutionSpace>() {
+    text += (text.empty() ? "" : "; ") + space_name<ExecutionSpace>() + ": " +
+            backends_of<ExecutionSpace>();
+  });
+  return text;
 }
 
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {
@@ -604,8 +616,15 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   // Validated for the steps it runs: its sources' values over them.
   plan.scene.steps = plan.steps;
   validate(plan.scene, plan.validation);
-  bool const on_default_space = runs_on_default_space(options.backend);
   plan.backend = options.backend;
+  plan.space = options.space;
+  on_space(plan.space, plan.backend, []<class ExecutionSpace>() {});  // an InputError now
+  auto const mode = parse_plan_mode(options.plan_mode);
+  if (!mode) {
+    throw InputError("--plan: unknown mode '" + options.plan_mode +
+                     "' (measure, cached or estimate)");
+  }
+  plan.plan_options.mode = *mode;
   if (!options.ranks && launched_ranks() > 1) {
     throw InputError("started on " + std::to_string(launched_ranks()) +
                      " MPI ranks: give --ranks PxQ (or --ranks auto) for a distributed run");
@@ -682,6 +701,10 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     } catch (CheckpointError const& e) {
       throw InputError(e.what());
     }
+    // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's.
+    if (plan.backend == auto_backend) {
+      if (auto const name = backend_of_numerics(plan.resume.numerics)) plan.backend = *name;
+    }
     if (plan.resume.step > plan.steps) {
       throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +
                        std::to_string(plan.resume.step) + ", past the run's " +
@@ -689,17 +712,17 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     }
   }
   remove_temporary_files_on_signals();
-  using Default = Kokkos::DefaultExecutionSpace;
-  using Host = Kokkos::DefaultHostExecutionSpace;
 #if defined(WAVE2D_HAVE_MPI)
   if (ranks) {
-    on_default_space ? simulate_distributed<Default>(plan, *ranks, std::move(kokkos_arguments))
-                     : simulate_distributed<Host>(plan, *ranks, std::move(kokkos_arguments));
+    on_space(plan.space, plan.backend, [&]<class ExecutionSpace>() {
+      simulate_distributed<ExecutionSpace>(plan, *ranks, std::move(kokkos_arguments));
+    });
     return;
   }
 #endif
-  on_default_space ? simulate<Default>(plan, std::move(kokkos_arguments))
-                   : simulate<Host>(plan, std::move(kokkos_arguments));
+  on_space(plan.space, plan.backend, [&]<class ExecutionSpace>() {
+    simulate<ExecutionSpace>(plan, std::move(kokkos_arguments));
+  });
 }
 
 bool reports_errors() { return error_reporter; }

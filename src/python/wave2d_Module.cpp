@@ -8,6 +8,7 @@
 // before wave2d was imported run after it).
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
+#include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
@@ -202,8 +203,9 @@ class AnySimulation : public Resource {
 template <class ExecutionSpace>
 class SimulationOn final : public AnySimulation {
  public:
-  SimulationOn(Scene scene, std::string const& backend, ValidationOptions options)
-      : simulation_(std::in_place, space_, std::move(scene), backend, options) {}
+  SimulationOn(Scene scene, std::string const& backend, ValidationOptions options,
+               PlanOptions const& plan)
+      : simulation_(std::in_place, space_, std::move(scene), backend, options, plan) {}
 
   void release() override { simulation_.reset(); }
 
@@ -281,7 +283,7 @@ class SimulationOn final : public AnySimulation {
   }
 
   std::string numerics() {
-    return numerics_text(get().backend(), get().configuration(), ExecutionSpace::name());
+    return numerics_text(get().backend(), get().stepper_configuration(), ExecutionSpace::name());
   }
 
   void set_state(Simulation<ExecutionSpace>& simulation, float const* previous,
@@ -313,19 +315,26 @@ class SimulationOn final : public AnySimulation {
 using Default = Kokkos::DefaultExecutionSpace;
 using Host = Kokkos::DefaultHostExecutionSpace;
 
-// On the default execution space where the backend runs there, else on the host's (the
-// reference, when the default space is a GPU's): as `wave2d run` chooses.
+// On `space` (a name of cli::compiled_spaces()), else as `wave2d run` chooses: the default
+// execution space where the backend runs there, else the host's (the reference, when the
+// default space is a GPU's).
 std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::string const& backend,
-                                               bool allow_unstable) {
+                                               bool allow_unstable, std::string const& space,
+                                               std::string const& plan) {
   Scene scene = to_scene(scene_source);
+  auto const mode = parse_plan_mode(plan);
+  if (!mode) {
+    throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
+  }
+  std::unique_ptr<AnySimulation> made;
+  cli::on_space(space, backend, []<class ExecutionSpace>() {});  // before Kokkos starts
   ensure_initialized();
   ValidationOptions const options{.allow_unstable = allow_unstable};
-  if constexpr (!std::is_same_v<Default, Host>) {
-    if (!has_backend<Default>(backend) && has_backend<Host>(backend)) {
-      return std::make_unique<SimulationOn<Host>>(std::move(scene), backend, options);
-    }
-  }
-  return std::make_unique<SimulationOn<Default>>(std::move(scene), backend, options);
+  cli::on_space(space, backend, [&]<class ExecutionSpace>() {
+    made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
+                                                          PlanOptions{.mode = *mode});
+  });
+  return made;
 }
 
 std::vector<std::string> backend_names() {
@@ -404,6 +413,15 @@ PYBIND11_MODULE(wave2d, m) {
         "host's.");
   m.def("scenes", &builtin_names, "The built-in scenes' names.");
   m.def(
+      "spaces",
+      [] {
+        std::vector<std::string> names;
+        cli::for_each_space(
+            [&]<class ExecutionSpace>() { names.push_back(cli::space_name<ExecutionSpace>()); });
+        return names;
+      },
+      "The execution spaces a Simulation takes (space=), the default first.");
+  m.def(
       "execution_space", [] { return std::string(Default::name()); },
       "The default execution space of this build's Kokkos.");
 
@@ -444,8 +462,10 @@ PYBIND11_MODULE(wave2d, m) {
 
   py::class_<AnySimulation>(m, "Simulation",
                             "A scene stepped by one backend, from u = 0 at step 0.")
-      .def(py::init(&make_simulation), py::arg("scene"), py::arg("backend") = "kokkos-mdrange",
-           py::arg("allow_unstable") = false)
+      .def(py::init(&make_simulation), py::arg("scene"), py::arg("backend") = "auto",
+           py::arg("allow_unstable") = false, py::arg("space") = "", py::arg("plan") = "cached",
+           "backend 'auto' chooses the fastest of the space's for the grid (plan: 'cached', "
+           "'measure' or 'estimate'); space: one of spaces(), default the default's.")
       .def("advance", &AnySimulation::advance, py::arg("steps") = 1,
            "Advance by this many steps (the GIL is released meanwhile).")
       .def("reset", &AnySimulation::reset, "Back to u = 0 at step 0.")

@@ -108,21 +108,31 @@ class DistributedSimulation {
     std::array<int, 2> ranks{0, 0};  // ranks along x and y; 0: MPI_Dims_create chooses
     std::int32_t halo = 0;           // cells; 0: the backend's fused steps
     ValidationOptions validation;
+    PlanOptions plan;                // for the backend "auto"
   };
 
   // Collective over comm (which the application keeps owning). Throws on every rank if
-  // anything fails on any rank.
+  // anything fails on any rank. With "auto", rank 0 plans for its window and every rank
+  // runs the backend it chose.
   DistributedSimulation(MPI_Comm comm, ExecutionSpace const& space, Scene const& scene,
-                        std::string_view backend = "kokkos-mdrange", Options options = {}) {
+                        std::string_view backend = auto_backend, Options options = {}) {
     int size = 0;
     Details::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     // Checks and allocations in on_every_rank, collectives between them: a rank that
     // fails must not leave the others waiting in a collective it skipped.
     int dims[2] = {options.ranks[0], options.ranks[1]};
+    bool const planned = backend == auto_backend;
+    // For the plan's window, the deepest halo a candidate may need.
     std::int32_t halo = options.halo;
     Details::on_every_rank(comm, [&] {
       validate(scene, options.validation);
-      if (halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+      if (halo <= 0 && planned) {
+        for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
+          halo = std::max(halo, candidate.fused_steps);
+        }
+      } else if (halo <= 0) {
+        halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+      }
       if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
         throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
                                     std::to_string(dims[1]) + " do not make the " +
@@ -131,6 +141,21 @@ class DistributedSimulation {
       Details::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
       check_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, halo);
     });
+    std::string chosen(backend);
+    if (planned) {
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      std::array<char, 64> name{};
+      Details::on_every_rank(comm, [&] {
+        if (rank != 0) return;
+        Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
+        plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, options.plan);
+        plan_->backend.copy(name.data(), name.size() - 1);
+      });
+      Details::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");
+      chosen = name.data();
+      if (options.halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(chosen).fused_steps;
+    }
     ranks_ = {dims[0], dims[1]};
     int const periodic[2] = {0, 0};
     Details::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
@@ -145,7 +170,7 @@ class DistributedSimulation {
     window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
     try {
       Details::on_every_rank(cart_, [&] {
-        local_.emplace(space, scene, window_, backend, options.validation);
+        local_.emplace(space, scene, window_, chosen, options.validation);
         allocate_buffers(space);
       });
     } catch (...) {
@@ -265,6 +290,8 @@ class DistributedSimulation {
   Window const& window() const { return window_; }     // this rank's
   // This rank's simulation of its window: its fields, configuration, scene.
   Local const& local() const { return *local_; }
+  // How "auto" chose the backend, on rank 0; null elsewhere and when a backend was named.
+  Plan const* plan() const { return plan_ ? &*plan_ : nullptr; }
   // How halos travel: "host memory", "staged through host buffers" or "CUDA-aware MPI".
   std::string exchange_path() const {
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
@@ -410,6 +437,7 @@ class DistributedSimulation {
   int neighbours_[2][2] = {{MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}};
   Window window_;
   std::optional<Local> local_;
+  std::optional<Plan> plan_;
   std::int64_t valid_steps_ = 0;  // steps the halos stay exact for
   bool cuda_aware_ = false;
   double exchange_seconds_ = 0.0;

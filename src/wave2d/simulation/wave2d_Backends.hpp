@@ -128,7 +128,7 @@ Backend<ExecutionSpace, MemorySpace> find_backend(std::string_view name) {
     known += (known.empty() ? "" : ", ") + std::string(backend.name);
   }
   throw UnknownBackend("unknown backend '" + std::string(name) + "' on " + ExecutionSpace::name() +
-                       " (available: " + known + ")");
+                       " (available: auto, " + known + ")");
 }
 
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>

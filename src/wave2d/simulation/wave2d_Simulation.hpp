@@ -6,6 +6,7 @@
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/backend/wave2d_Receivers.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_Backends.hpp>
 
@@ -41,16 +42,19 @@ class Simulation {
   // Rows of time, one column per receiver: trace(r, i).
   using trace_type = Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>;
 
-  // Validates the scene (SceneError), picks the backend (UnknownBackend), precomputes
-  // the coefficients and starts from u0 = u1 = 0 at step 0.
-  Simulation(ExecutionSpace const& space, Scene scene, std::string_view backend = "kokkos-mdrange",
-             ValidationOptions options = {})
-      : Simulation(space, std::move(scene), std::nullopt, backend, options) {}
+  // Validates the scene (SceneError), picks the backend (UnknownBackend; "auto": the
+  // fastest of the space's for this grid, as `plan` says, plan/wave2d_Planner.hpp),
+  // precomputes the coefficients and starts from u0 = u1 = 0 at step 0.
+  Simulation(ExecutionSpace const& space, Scene scene, std::string_view backend = auto_backend,
+             ValidationOptions options = {}, PlanOptions const& plan = {})
+      : Simulation(space, std::move(scene), std::nullopt, backend, options, plan) {}
 
   // The same on a window of the scene's grid (std::invalid_argument if it does not fit).
   Simulation(ExecutionSpace const& space, Scene scene, Window const& window,
-             std::string_view backend = "kokkos-mdrange", ValidationOptions options = {})
-      : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options) {}
+             std::string_view backend = auto_backend, ValidationOptions options = {},
+             PlanOptions const& plan = {})
+      : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options,
+                   plan) {}
 
   // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
   void reset(ExecutionSpace const& space) {
@@ -173,9 +177,16 @@ class Simulation {
 
   Scene const& scene() const { return scene_; }
   Window const& window() const { return window_; }
+  // The backend that runs: the one asked for, or the one `auto` chose.
   std::string const& backend() const { return backend_; }
-  // What the backend runs for this grid (tile, fused steps...).
-  std::string configuration() const { return stepper_->configuration(); }
+  // What the backend runs for this grid (tile, fused steps...), and how `auto` chose it.
+  std::string configuration() const {
+    return stepper_->configuration() + (plan_ ? "; " + plan_->summary() : "");
+  }
+  // What the backend runs alone: the same for every run of one backend on one grid.
+  std::string stepper_configuration() const { return stepper_->configuration(); }
+  // How `auto` chose the backend; null when a backend was named.
+  Plan const* plan() const { return plan_ ? &*plan_ : nullptr; }
 
  private:
   template <class View>
@@ -189,12 +200,16 @@ class Simulation {
   }();
 
   Simulation(ExecutionSpace const& space, Scene scene, std::optional<Window> window,
-             std::string_view backend, ValidationOptions options)
+             std::string_view backend, ValidationOptions options, PlanOptions const& plan)
       : scene_(checked(std::move(scene), options)),
         window_(window ? *window : Window::whole(scene_.nx, scene_.ny)),
         backend_(backend) {
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
     coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
+    if (backend_ == auto_backend) {
+      plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan);
+      backend_ = plan_->backend;
+    }
     stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
     fields_.previous = Details::allocate<field_type>(space, "wave2d::Simulation::previous",
                                                      window_.local_ny(), window_.local_nx());
@@ -252,6 +267,7 @@ class Simulation {
   trace_type trace_;  // capacity rows x receivers; see receivers()
   std::int64_t trace_first_step_ = 0;
   std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper_;
+  std::optional<Plan> plan_;
 };
 
 }  // namespace wave2d

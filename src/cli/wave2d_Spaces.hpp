@@ -1,0 +1,104 @@
+// The execution spaces this build of Kokkos compiled, by the names `--space` and Python's
+// `space=` take (Kokkos' names in lower case: serial, openmp, cuda), and the space a run
+// takes for a backend.
+#ifndef WAVE2D_CLI_SPACES_HPP
+#define WAVE2D_CLI_SPACES_HPP
+
+#include <cli/wave2d_Commands.hpp>
+#include <wave2d/plan/wave2d_Planner.hpp>
+#include <wave2d/simulation/wave2d_Backends.hpp>
+
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
+
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace wave2d::cli {
+
+// Calls visit.template operator()<Space>() for each compiled space, the default first.
+template <class Visit>
+void for_each_space(Visit&& visit) {
+  using Default = Kokkos::DefaultExecutionSpace;
+  visit.template operator()<Default>();
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (!std::is_same_v<Default, Kokkos::Cuda>) visit.template operator()<Kokkos::Cuda>();
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (!std::is_same_v<Default, Kokkos::OpenMP>) {
+    visit.template operator()<Kokkos::OpenMP>();
+  }
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if constexpr (!std::is_same_v<Default, Kokkos::Serial>) {
+    visit.template operator()<Kokkos::Serial>();
+  }
+#endif
+}
+
+template <class ExecutionSpace>
+std::string space_name() {
+  std::string name = ExecutionSpace::name();
+  for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+inline std::string compiled_spaces() {
+  std::string names;
+  for_each_space([&]<class ExecutionSpace>() {
+    names += (names.empty() ? "" : ", ") + space_name<ExecutionSpace>();
+  });
+  return names;
+}
+
+// The backends of a space, "auto" first, comma-separated.
+template <class ExecutionSpace>
+std::string backends_of() {
+  std::string names(auto_backend);
+  for (auto const& backend : backends<ExecutionSpace>()) names += ", " + std::string(backend.name);
+  return names;
+}
+
+// Runs run.template operator()<Space>() on the space a run of `backend` takes: `requested`
+// (a --space name), else the default space where the backend runs there, else the default
+// host space (where "reference" runs when the default space is a GPU's). InputError, naming
+// what there is, for a space not compiled or a backend not of the space.
+template <class Run>
+void on_space(std::string_view requested, std::string_view backend, Run&& run) {
+  bool ran = false;
+  bool known_space = requested.empty();
+  std::string backend_spaces;
+  auto const fits = [&]<class ExecutionSpace>() {
+    return backend == auto_backend || has_backend<ExecutionSpace>(backend);
+  };
+  for_each_space([&]<class ExecutionSpace>() {
+    if (ran) return;
+    bool const named = requested == space_name<ExecutionSpace>();
+    known_space = known_space || named;
+    bool const candidate =
+        named || (requested.empty() && (std::is_same_v<ExecutionSpace, Kokkos::DefaultExecutionSpace> ||
+                                        std::is_same_v<ExecutionSpace,
+                                                       Kokkos::DefaultHostExecutionSpace>));
+    if (!candidate) return;
+    if (!fits.template operator()<ExecutionSpace>()) {
+      backend_spaces += (backend_spaces.empty() ? "" : "; ") + space_name<ExecutionSpace>() +
+                        ": " + backends_of<ExecutionSpace>();
+      return;
+    }
+    ran = true;
+    run.template operator()<ExecutionSpace>();
+  });
+  if (ran) return;
+  if (!known_space) {
+    throw InputError("unknown execution space '" + std::string(requested) +
+                     "' (compiled: " + compiled_spaces() + ")");
+  }
+  throw InputError("unknown backend '" + std::string(backend) +
+                   (requested.empty() ? "'" : "' on " + std::string(requested)) +
+                   " (available: " + backend_spaces + ")");
+}
+
+}  // namespace wave2d::cli
+
+#endif

@@ -1,0 +1,167 @@
+#include <wave2d/plan/wave2d_PlanCache.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace wave2d {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view header = "wave2d plan 1";
+
+// FNV-1a: the entry's file name, from the key's text.
+std::string file_name(PlanKey const& key) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char const c : key.text()) {
+    hash = (hash ^ c) * 1099511628211ull;
+  }
+  char digits[17] = {};
+  auto const [end, error] = std::to_chars(digits, digits + 16, hash, 16);
+  (void)error;
+  return std::string(digits, end) + ".plan";
+}
+
+bool is_backend_name(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char const c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<PlanMode> parse_plan_mode(std::string_view text) {
+  if (text == "cached") return PlanMode::cached;
+  if (text == "measure") return PlanMode::measure;
+  if (text == "estimate") return PlanMode::estimate;
+  return std::nullopt;
+}
+
+std::string_view plan_mode_name(PlanMode mode) {
+  switch (mode) {
+    case PlanMode::measure: return "measure";
+    case PlanMode::estimate: return "estimate";
+    case PlanMode::cached: break;
+  }
+  return "cached";
+}
+
+std::string PlanKey::text() const {
+  return "device=" + device + "; space=" + space + "; threads=" + std::to_string(threads) +
+         "; grid=" + std::to_string(nx) + "x" + std::to_string(ny) + "; wave2d=" + version;
+}
+
+fs::path default_plan_cache_directory() {
+  if (char const* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
+    return fs::path(xdg) / "wave2d" / "plans";
+  }
+  if (char const* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') {
+    return fs::path(home) / ".cache" / "wave2d" / "plans";
+  }
+  return {};
+}
+
+std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey const& key,
+                                           std::vector<std::string>& notes) {
+  if (directory.empty()) return std::nullopt;
+  fs::path const path = directory / file_name(key);
+  std::error_code error;
+  if (!fs::exists(path, error)) return std::nullopt;
+  auto const ignored = [&](std::string const& why) {
+    notes.push_back("ignored the plan cache entry " + path.string() + ": " + why);
+    return std::nullopt;
+  };
+  if (!fs::is_regular_file(path, error)) return ignored("not a regular file");
+  if (auto const size = fs::file_size(path, error); error || size > 64 * 1024) {
+    return ignored(error ? error.message() : "larger than an entry can be");
+  }
+  std::ifstream in(path);
+  if (!in) return ignored(std::strerror(errno));
+  std::string line;
+  if (!std::getline(in, line) || line != header) return ignored("not a wave2d plan");
+  if (!std::getline(in, line) || line != "key " + key.text()) {
+    return ignored("made for another device, grid or version");
+  }
+  CachedPlan plan;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string word;
+    fields >> word;
+    if (word == "backend") {
+      fields >> plan.backend;
+    } else if (word == "rate") {
+      BackendRate rate;
+      fields >> rate.backend >> rate.gcells_per_second;
+      if (!fields || !is_backend_name(rate.backend) || !(rate.gcells_per_second > 0.0)) {
+        return ignored("a malformed rate line");
+      }
+      plan.ranking.push_back(rate);
+    } else {
+      return ignored("an unknown line");
+    }
+  }
+  if (!is_backend_name(plan.backend)) return ignored("no backend");
+  return plan;
+}
+
+bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan const& plan,
+                       std::vector<std::string>& notes) {
+  auto const not_kept = [&](std::string const& why) {
+    notes.push_back("the plan is not kept: " + why);
+    return false;
+  };
+  if (directory.empty()) return not_kept("no cache folder (neither XDG_CACHE_HOME nor HOME)");
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) return not_kept("cannot make " + directory.string() + ": " + error.message());
+  fs::path const path = directory / file_name(key);
+  fs::path const temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) return not_kept("cannot write in " + directory.string() + ": " + std::strerror(errno));
+    out << header << "\nkey " << key.text() << "\nbackend " << plan.backend << "\n";
+    for (auto const& rate : plan.ranking) {
+      out << "rate " << rate.backend << " " << rate.gcells_per_second << "\n";
+    }
+    out.flush();
+    if (!out) {
+      fs::remove(temporary, error);
+      return not_kept("cannot write " + temporary.string());
+    }
+  }
+  fs::rename(temporary, path, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    return not_kept("cannot replace " + path.string() + ": " + error.message());
+  }
+  return true;
+}
+
+std::string host_cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto const colon = line.find(':');
+      if (colon != std::string::npos) {
+        auto const start = line.find_first_not_of(" \t", colon + 1);
+        if (start != std::string::npos) return line.substr(start);
+      }
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace wave2d

@@ -1,0 +1,201 @@
+// The backend `auto`: which of the registry's backends of an execution space runs a grid
+// fastest. Measured by a short trial of each candidate on the real grid (on scratch fields,
+// fenced: the run itself does not depend on it), remembered in the plan cache, or estimated
+// by a rule from measured tables.
+#ifndef WAVE2D_PLANNER_HPP
+#define WAVE2D_PLANNER_HPP
+
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
+#include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
+#include <wave2d/backend/wave2d_Fields.hpp>
+#include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/plan/wave2d_PlanCache.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/simulation/wave2d_Backends.hpp>
+#include <wave2d/wave2d_Config.hpp>
+
+#include <wave2d/detail/wave2d_KokkosCompat.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace wave2d {
+
+inline constexpr std::string_view auto_backend = "auto";
+
+struct PlanOptions {
+  PlanMode mode = PlanMode::cached;
+  // Where plans are kept; empty: none are read or kept.
+  std::filesystem::path cache_directory = default_plan_cache_directory();
+};
+
+// What `auto` chose, and how.
+struct Plan {
+  std::string backend;
+  PlanMode mode = PlanMode::cached;
+  bool from_cache = false;
+  std::vector<BackendRate> ranking;  // the trial's (this run's or the cache's), fastest first
+  double trial_seconds = 0.0;        // this run's trial; 0 when none ran
+  std::vector<std::string> notes;    // the cache's problems, one line each
+  PlanKey key;
+
+  // "auto chose cuda-stream: measured 6 candidates in 0.084 s", "... from the plan cache".
+  std::string summary() const {
+    std::string const chose = "auto chose " + backend + ": ";
+    if (from_cache) return chose + "from the plan cache";
+    if (mode == PlanMode::estimate) return chose + "estimated, no trial";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3f", trial_seconds);
+    return chose + "measured " + std::to_string(ranking.size()) + " candidates in " + seconds +
+           " s";
+  }
+};
+
+namespace Details {
+
+template <class ExecutionSpace>
+std::string device_name(ExecutionSpace const& space) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    auto const& properties = space.cuda_device_prop();
+    return std::string(properties.name) + " sm_" + std::to_string(properties.major) +
+           std::to_string(properties.minor);
+  }
+#endif
+  (void)space;
+  return host_cpu_model();
+}
+
+// The backends `auto` chooses among: every backend of the space but the sequential
+// reference.
+template <class ExecutionSpace, class MemorySpace>
+std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates() {
+  auto list = backends<ExecutionSpace, MemorySpace>();
+  std::erase_if(list, [](auto const& backend) { return backend.name == "reference"; });
+  return list;
+}
+
+}  // namespace Details
+
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
+  return {Details::device_name(space), ExecutionSpace::name(), int(space.concurrency()),
+          window.local_nx(), window.local_ny(), WAVE2D_VERSION};
+}
+
+// The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
+// cuda-stream from about 1400^2 cells up and cuda-shmem below; kokkos-tiled on a GPU
+// without the hand-written kernels and on 8 or more CPU threads; kokkos-mdrange else.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+std::string estimate_backend(ExecutionSpace const& space, Window const& window) {
+  auto const candidates = Details::plan_candidates<ExecutionSpace, MemorySpace>();
+  auto const has = [&](std::string_view name) {
+    return std::ranges::any_of(candidates, [&](auto const& b) { return b.name == name; });
+  };
+  double const cells = double(window.local_nx()) * double(window.local_ny());
+  if (has("cuda-stream") && has("cuda-shmem")) {
+    return cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
+  }
+  if constexpr (!Details::runs_on_host<ExecutionSpace>) {
+    return "kokkos-tiled";
+  } else {
+    return space.concurrency() >= 8 ? "kokkos-tiled" : "kokkos-mdrange";
+  }
+}
+
+// Each candidate's speed on the real grid: one fused pass to warm up (on a GPU: the
+// kernels' first load), then whole fused passes until 20 ms have passed (at least one),
+// on scratch fields, each fenced. Fastest first.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene const& scene,
+                                          Coefficients<MemorySpace> const& coefficients) {
+  Kokkos::Profiling::ScopedRegion region("wave2d::measure_backends");
+  Window const& window = coefficients.window();
+  FieldPair<MemorySpace> scratch;
+  scratch.previous = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::previous",
+                                                           window.local_ny(), window.local_nx());
+  scratch.current = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
+                                                          window.local_ny(), window.local_nx());
+  Details::fill(space, scratch.previous, 0.0f, "wave2d::plan::fill");
+  Details::fill(space, scratch.current, 0.0f, "wave2d::plan::fill");
+  Receivers none = coefficients.params().receivers;
+  none.count = 0;
+  none.trace = nullptr;
+  double const cells = double(window.local_nx()) * double(window.local_ny());
+  std::vector<BackendRate> rates;
+  for (auto const& backend : Details::plan_candidates<ExecutionSpace, MemorySpace>()) {
+    auto stepper = backend.make(space, scene, coefficients);
+    std::int64_t const pass = std::max(1, backend.fused_steps);
+    if constexpr (!Details::runs_on_host<ExecutionSpace>) {
+      stepper->advance(space, scratch, pass, none);
+    }
+    wave2d::fence(space, "wave2d::plan::warm_up");
+    using Clock = std::chrono::steady_clock;
+    auto const start = Clock::now();
+    std::int64_t steps = 0;
+    double seconds = 0.0;
+    do {
+      stepper->advance(space, scratch, pass, none);
+      wave2d::fence(space, "wave2d::plan::trial");
+      steps += pass;
+      seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (seconds < 0.02 && steps < 1000 * pass);
+    rates.push_back({std::string(backend.name), cells * double(steps) / seconds * 1e-9});
+  }
+  std::ranges::stable_sort(rates, std::ranges::greater{}, &BackendRate::gcells_per_second);
+  return rates;
+}
+
+// The backend for `window` of `scene` on `space`, as `options` asks.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
+                  Coefficients<MemorySpace> const& coefficients, PlanOptions const& options = {}) {
+  Plan plan;
+  plan.mode = options.mode;
+  plan.key = plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window());
+  if (options.mode == PlanMode::estimate) {
+    plan.backend = estimate_backend<ExecutionSpace, MemorySpace>(space, coefficients.window());
+    return plan;
+  }
+  if (options.mode == PlanMode::cached) {
+    if (auto cached = read_cached_plan(options.cache_directory, plan.key, plan.notes)) {
+      if (has_backend<ExecutionSpace, MemorySpace>(cached->backend) &&
+          cached->backend != "reference") {
+        plan.backend = cached->backend;
+        plan.ranking = std::move(cached->ranking);
+        plan.from_cache = true;
+        return plan;
+      }
+      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() +
+                           ": backend '" + cached->backend + "' is not one of this space's");
+    }
+  }
+  auto const start = std::chrono::steady_clock::now();
+  plan.ranking = measure_backends<ExecutionSpace, MemorySpace>(space, scene, coefficients);
+  plan.trial_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.backend = plan.ranking.front().backend;
+  if (!options.cache_directory.empty()) {
+    write_cached_plan(options.cache_directory, plan.key, {plan.backend, plan.ranking},
+                      plan.notes);
+  }
+  return plan;
+}
+
+// The same for a window of a (validated) scene, with coefficients of its own.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+Plan plan_backend(ExecutionSpace const& space, Scene const& scene, Window const& window,
+                  PlanOptions const& options = {}) {
+  return plan_backend<ExecutionSpace, MemorySpace>(
+      space, scene, make_coefficients<ExecutionSpace, MemorySpace>(space, scene, window), options);
+}
+
+}  // namespace wave2d
+
+#endif

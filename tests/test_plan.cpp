@@ -1,0 +1,253 @@
+// The backend "auto": whatever it chooses, the results are those of every fixed backend of
+// the space, bit for bit; and the plan cache, with its bad entries and folders.
+#include <wave2d_TestHelpers.hpp>
+
+#include <wave2d/plan/wave2d_PlanCache.hpp>
+#include <wave2d/plan/wave2d_Planner.hpp>
+#include <wave2d/simulation/wave2d_Simulation.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace wave2d::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh, empty folder for one test's plan cache.
+fs::path fresh_folder(std::string const& name) {
+  fs::path const folder = fs::temp_directory_path() /
+                          ("wave2d-plan-test-" + std::to_string(::getpid())) / name;
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return folder;
+}
+
+std::vector<std::string> compiled_spaces() {
+  std::vector<std::string> spaces;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  spaces.push_back(Kokkos::Serial::name());
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  spaces.push_back(Kokkos::OpenMP::name());
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  spaces.push_back(Kokkos::Cuda::name());
+#endif
+  return spaces;
+}
+
+class AutoTest : public testing::TestWithParam<std::string> {};
+
+// Runs `backend` with `plan` from random fields, on the whole grid or a window.
+template <class ExecutionSpace>
+HostPair run_planned(std::string const& backend, Scene const& scene,
+                     std::optional<Window> const& window, HostPair const& initial,
+                     std::int64_t first_step, std::int64_t n_steps, PlanOptions const& plan,
+                     std::string* chosen = nullptr) {
+  ExecutionSpace space;
+  Window const whole = window ? *window : Window::whole(scene.nx, scene.ny);
+  Simulation<ExecutionSpace> simulation(space, scene, whole, backend, {}, plan);
+  if (chosen != nullptr) *chosen = simulation.backend();
+  HostPair local;
+  for (std::int32_t y = 0; y < whole.local_ny(); ++y) {
+    for (std::int32_t x = 0; x < whole.local_nx(); ++x) {
+      auto const g = std::size_t(scene.index(whole.origin_x() + x, whole.origin_y() + y));
+      local.previous.push_back(initial.previous[g]);
+      local.current.push_back(initial.current[g]);
+    }
+  }
+  return run_from(space, simulation, local, first_step, n_steps);
+}
+
+void expect_bitwise(HostPair const& expected, HostPair const& got, std::string const& what) {
+  ASSERT_EQ(expected.previous.size(), got.previous.size()) << what;
+  for (std::size_t i = 0; i < expected.current.size(); ++i) {
+    ASSERT_EQ(expected.previous[i], got.previous[i]) << what << ": previous, cell " << i;
+    ASSERT_EQ(expected.current[i], got.current[i]) << what << ": current, cell " << i;
+  }
+}
+
+// Whatever auto chooses (measured, cached or estimated), on the whole grid and on a
+// window, on odd grids and step counts that are not a multiple of any fused depth: the
+// bits of every fixed backend of the space.
+TEST_P(AutoTest, EqualsEveryFixedBackendBitwise) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    fs::path const cache = fresh_folder("equal-" + GetParam());
+    for (auto const& [nx, ny, seed] : std::vector<std::array<int, 3>>{{67, 45, 1}, {130, 97, 2}}) {
+      Scene const scene = busy_scene(nx, ny, std::uint32_t(seed));
+      HostPair const initial = random_pair(scene, std::uint32_t(seed) + 10);
+      std::int64_t const first = 3;
+      std::int64_t const steps = 37;
+      Window const window{scene.nx, scene.ny, 11, 7, nx / 2, ny / 2, 8};
+      for (std::optional<Window> const& where : {std::optional<Window>(), std::optional(window)}) {
+        std::string const grid = std::to_string(nx) + "x" + std::to_string(ny) +
+                                 (where ? " (window)" : "");
+        for (PlanMode const mode : {PlanMode::measure, PlanMode::cached, PlanMode::estimate}) {
+          std::string chosen;
+          HostPair const planned =
+              run_planned<ExecutionSpace>("auto", scene, where, initial, first, steps,
+                                          {.mode = mode, .cache_directory = cache}, &chosen);
+          EXPECT_NE(chosen, "auto");
+          EXPECT_TRUE(has_backend<ExecutionSpace>(chosen)) << chosen;
+          for (auto const& backend : backends<ExecutionSpace>()) {
+            HostPair const fixed = run_planned<ExecutionSpace>(
+                std::string(backend.name), scene, where, initial, first, steps, {});
+            expect_bitwise(fixed, planned,
+                           "auto (" + std::string(plan_mode_name(mode)) + ", chose " + chosen +
+                               ") vs " + std::string(backend.name) + " on " + grid);
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST_P(AutoTest, TheSecondPlanComesFromTheCache) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    fs::path const cache = fresh_folder("second-" + GetParam());
+    Scene const scene = busy_scene(80, 50, 3);
+    Window const whole = Window::whole(scene.nx, scene.ny);
+    Plan const first = plan_backend(space, scene, whole, {.cache_directory = cache});
+    EXPECT_FALSE(first.from_cache);
+    EXPECT_GT(first.trial_seconds, 0.0);
+    auto const all = backends<ExecutionSpace>();
+    EXPECT_EQ(first.ranking.size(),
+              std::size_t(std::ranges::count_if(
+                  all, [](auto const& backend) { return backend.name != "reference"; })));
+    EXPECT_TRUE(first.notes.empty()) << first.notes.front();
+    Plan const second = plan_backend(space, scene, whole, {.cache_directory = cache});
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.backend, first.backend);
+    EXPECT_EQ(second.trial_seconds, 0.0);
+    ASSERT_EQ(second.ranking.size(), first.ranking.size());
+    EXPECT_NE(second.summary().find("from the plan cache"), std::string::npos);
+    // Another grid is another key: measured again.
+    Plan const other =
+        plan_backend(space, scene, Window{scene.nx, scene.ny, 0, 0, 40, 50, 4},
+                     {.cache_directory = cache});
+    EXPECT_FALSE(other.from_cache);
+    // measure measures even with an entry; estimate neither reads nor writes.
+    EXPECT_FALSE(plan_backend(space, scene, whole, {PlanMode::measure, cache}).from_cache);
+    Plan const estimated = plan_backend(space, scene, whole, {PlanMode::estimate, cache});
+    EXPECT_FALSE(estimated.from_cache);
+    EXPECT_TRUE(estimated.ranking.empty());
+    EXPECT_EQ(estimated.backend, estimate_backend(space, whole));
+  });
+}
+
+TEST_P(AutoTest, ConfigurationSaysWhatAutoChoseAndHow) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Scene const scene = plain_scene(50, 40);
+    Simulation<ExecutionSpace> simulation(space, scene, "auto", {},
+                                          {.cache_directory = fresh_folder("config")});
+    ASSERT_NE(simulation.plan(), nullptr);
+    EXPECT_EQ(simulation.backend(), simulation.plan()->backend);
+    EXPECT_NE(simulation.configuration().find("auto chose " + simulation.backend() + ": measured"),
+              std::string::npos)
+        << simulation.configuration();
+    Simulation<ExecutionSpace> named(space, scene, simulation.backend());
+    EXPECT_EQ(named.plan(), nullptr);
+    EXPECT_EQ(named.configuration(), simulation.stepper_configuration());
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Spaces, AutoTest, testing::ValuesIn(compiled_spaces()),
+                         [](auto const& info) { return info.param; });
+
+// The cache's entries, written and read without Kokkos.
+PlanKey some_key() { return {"Some CPU", "OpenMP", 4, 301, 203, "9.9.9"}; }
+
+TEST(PlanCache, KeepsAndReadsAPlan) {
+  fs::path const cache = fresh_folder("keeps");
+  std::vector<std::string> notes;
+  CachedPlan const plan{"kokkos-tiled", {{"kokkos-tiled", 3.5}, {"kokkos-mdrange", 2.25}}};
+  ASSERT_TRUE(write_cached_plan(cache, some_key(), plan, notes));
+  EXPECT_TRUE(notes.empty());
+  auto const read = read_cached_plan(cache, some_key(), notes);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->backend, "kokkos-tiled");
+  ASSERT_EQ(read->ranking.size(), 2u);
+  EXPECT_EQ(read->ranking[1].backend, "kokkos-mdrange");
+  EXPECT_DOUBLE_EQ(read->ranking[1].gcells_per_second, 2.25);
+  EXPECT_TRUE(notes.empty());
+  // No temporary left beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache), fs::directory_iterator()), 1);
+  // Another version, device, space, thread count or grid: no entry.
+  for (auto change : std::vector<void (*)(PlanKey&)>{
+           [](PlanKey& k) { k.version = "9.9.8"; }, [](PlanKey& k) { k.device = "Other"; },
+           [](PlanKey& k) { k.space = "Serial"; }, [](PlanKey& k) { k.threads = 8; },
+           [](PlanKey& k) { k.nx = 300; }}) {
+    PlanKey key = some_key();
+    change(key);
+    EXPECT_FALSE(read_cached_plan(cache, key, notes)) << key.text();
+  }
+  EXPECT_TRUE(notes.empty());
+}
+
+TEST(PlanCache, AnUnreadableOrCorruptEntryIsIgnoredWithANote) {
+  fs::path const cache = fresh_folder("corrupt");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(write_cached_plan(cache, some_key(), {"kokkos-tiled", {}}, notes));
+  fs::path const entry = fs::directory_iterator(cache)->path();
+  for (std::string const text :
+       {std::string(""), std::string("garbage\n"), std::string("wave2d plan 1\nkey other\n"),
+        "wave2d plan 1\nkey " + some_key().text() + "\nbackend\n",
+        "wave2d plan 1\nkey " + some_key().text() + "\nbackend a b\nrate x nan\n",
+        "wave2d plan 1\nkey " + some_key().text() + "\nbackend ../../etc\n",
+        "wave2d plan 1\nkey " + some_key().text() + "\nbackend x\nwhat is this\n",
+        std::string(100000, 'x')}) {
+    std::ofstream(entry, std::ios::trunc) << text;
+    notes.clear();
+    EXPECT_FALSE(read_cached_plan(cache, some_key(), notes)) << text.substr(0, 80);
+    ASSERT_EQ(notes.size(), 1u) << text.substr(0, 80);
+    EXPECT_NE(notes[0].find("ignored the plan cache entry"), std::string::npos) << notes[0];
+  }
+  fs::remove(entry);
+  fs::create_directory(entry);  // a folder where the entry should be
+  notes.clear();
+  EXPECT_FALSE(read_cached_plan(cache, some_key(), notes));
+  EXPECT_EQ(notes.size(), 1u);
+}
+
+TEST(PlanCache, AnUnwritableFolderKeepsNothingWithANote) {
+  fs::path const cache = fresh_folder("unwritable");
+  std::ofstream(cache / "file") << "x";
+  std::vector<std::string> notes;
+  // A path through a regular file can be made by no one, root included.
+  EXPECT_FALSE(write_cached_plan(cache / "file" / "plans", some_key(), {"x", {}}, notes));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("the plan is not kept"), std::string::npos) << notes[0];
+  notes.clear();
+  EXPECT_FALSE(write_cached_plan({}, some_key(), {"x", {}}, notes));
+  EXPECT_EQ(notes.size(), 1u);
+}
+
+TEST(PlanCache, FolderFollowsXdgCacheHome) {
+  char const* saved = std::getenv("XDG_CACHE_HOME");
+  std::string const kept = saved ? saved : "";
+  ::setenv("XDG_CACHE_HOME", "/some/cache", 1);
+  EXPECT_EQ(default_plan_cache_directory(), fs::path("/some/cache/wave2d/plans"));
+  ::setenv("XDG_CACHE_HOME", "relative", 1);  // not absolute: ignored, as the spec says
+  EXPECT_NE(default_plan_cache_directory(), fs::path("relative/wave2d/plans"));
+  saved ? ::setenv("XDG_CACHE_HOME", kept.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST(PlanMode, ParsesItsThreeNames) {
+  EXPECT_EQ(parse_plan_mode("cached"), PlanMode::cached);
+  EXPECT_EQ(parse_plan_mode("measure"), PlanMode::measure);
+  EXPECT_EQ(parse_plan_mode("estimate"), PlanMode::estimate);
+  EXPECT_FALSE(parse_plan_mode("Measure"));
+  EXPECT_FALSE(parse_plan_mode(""));
+}
+
+}  // namespace
+}  // namespace wave2d::test

@@ -26,6 +26,7 @@ using Space = Kokkos::DefaultExecutionSpace;
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (auto const& backend : backends<Space>()) names.emplace_back(backend.name);
+  names.emplace_back(auto_backend);
   return names;
 }
 
@@ -121,7 +122,15 @@ TEST_P(DistributedTest, DefaultHaloIsTheBackendsFusedDepth) {
   Space space;
   Scene const scene = busy_scene(97, 61, 3);
   DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, GetParam());
-  EXPECT_EQ(distributed.window().halo, find_backend<Space>(GetParam()).fused_steps);
+  std::string const& runs = distributed.local().backend();
+  if (GetParam() != auto_backend) EXPECT_EQ(runs, GetParam());
+  EXPECT_EQ(distributed.window().halo, find_backend<Space>(runs).fused_steps);
+  // auto: rank 0 plans, every rank runs what it chose.
+  EXPECT_EQ(distributed.plan() != nullptr, GetParam() == auto_backend && world_rank() == 0);
+  std::array<char, 64> first{};
+  runs.copy(first.data(), first.size() - 1);
+  MPI_Bcast(first.data(), int(first.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(runs, std::string(first.data())) << "rank " << world_rank();
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, DistributedTest, testing::ValuesIn(backend_names()),

@@ -748,6 +748,36 @@ METHOD = """## How these numbers were taken
 - docs/benchmarks.md has the details."""
 
 
+def auto_section(results):
+    """auto against the best fixed backend of the same run, per scene and sweep size."""
+    rows = []
+    for family, case_index in (("scene", 3), ("sweep", 3)):
+        cases = {}
+        for r in results:
+            if r.family == family and len(r.parts) == 4 and r.ok:
+                cases.setdefault((r.space, r.parts[case_index]), {})[r.parts[2]] = r
+        for (space, case), by_backend in sorted(
+                cases.items(), key=lambda kv: (order_key(kv[0][0], SPACE_ORDER), kv[0][1])):
+            auto = by_backend.pop("auto", None)
+            fixed = {b: r for b, r in by_backend.items() if b != "reference"}
+            if auto is None or not fixed:
+                continue
+            best_name, best = max(fixed.items(), key=lambda kv: kv[1].value("GCells/s"))
+            chose = re.search(r"auto chose ([\w-]+)", auto.label().get("config", ""))
+            rows.append([family, space, case, fmt(auto.value("GCells/s")),
+                         chose.group(1) if chose else "?", best_name,
+                         fmt(best.value("GCells/s")),
+                         fmt(auto.value("GCells/s") / best.value("GCells/s")) + "×"])
+    if not rows:
+        return ""
+    return "\n\n".join([
+        "## auto against the best fixed backend",
+        "GCells/s of `auto` (planned at setup: from the plan cache, else by a trial that is "
+        "then kept; outside the timed runs) and of the fastest fixed backend of the same run.",
+        table(["family", "space", "case", "auto", "auto chose", "best fixed", "its GCells/s",
+               "auto / best"], rows)])
+
+
 def write_report(out_dir, stencil_path, memory_files):
     import matplotlib
 
@@ -765,6 +795,7 @@ def write_report(out_dir, stencil_path, memory_files):
                             "copy): " + ", ".join(f"{r.space} {fmt(r.value('GB/s'))} GB/s"
                                                   for r in copies) + ".")
         sections.append(scene_sections(results, context))
+        sections.append(auto_section(results))
         if plot_sweep(results, context, os.path.join(out_dir, "sweep.png"), plt):
             plots.append("sweep.png")
         sections.append(sweep_section(results, context, "sweep.png"))

@@ -625,6 +625,7 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
                      "' (measure, cached or estimate)");
   }
   plan.plan_options.mode = *mode;
+  if (plan.steps == 0) plan.plan_options.mode = PlanMode::estimate;  // nothing to speed up
   if (!options.ranks && launched_ranks() > 1) {
     throw InputError("started on " + std::to_string(launched_ranks()) +
                      " MPI ranks: give --ranks PxQ (or --ranks auto) for a distributed run");

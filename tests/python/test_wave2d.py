@@ -125,6 +125,35 @@ class Simulations(unittest.TestCase):
         self.assertIn("kokkos-mdrange", names)
         self.assertIn("kokkos-tiled", names)
 
+    def test_auto_is_the_default_and_says_what_it_chose(self):
+        scene = wave2d.Scene("double-slit-small")
+        simulation = wave2d.Simulation(scene)
+        self.assertIn(simulation.backend, wave2d.backends())
+        self.assertIn("auto chose " + simulation.backend, simulation.configuration)
+        simulation.advance(40)
+        by_name = run(scene, simulation.backend, 40)
+        np.testing.assert_array_equal(simulation.current, by_name.current)
+        estimated = wave2d.Simulation(scene, plan="estimate")
+        self.assertIn("estimated, no trial", estimated.configuration)
+        with self.assertRaisesRegex(ValueError, "plan: unknown mode 'often'"):
+            wave2d.Simulation(scene, plan="often")
+
+    def test_space_is_a_choice(self):
+        spaces = wave2d.spaces()
+        self.assertEqual(spaces[0], wave2d.execution_space().lower())
+        scene = wave2d.Scene("double-slit-small")
+        results = []
+        for space in spaces:
+            with self.subTest(space=space):
+                simulation = wave2d.Simulation(scene, space=space)
+                self.assertEqual(simulation.space.lower(), space)
+                simulation.advance(30)
+                results.append(np.array(simulation.current))
+        for other in results[1:]:
+            self.assertLess(np.abs(other - results[0]).max(), 1e-4)
+        with self.assertRaisesRegex(ValueError, "unknown execution space 'warp' \\(compiled: "):
+            wave2d.Simulation(scene, space="warp")
+
     def test_every_backend_gives_the_reference_result(self):
         scene = wave2d.Scene("double-slit-small")
         reference = run(scene, "reference", 120)

@@ -32,12 +32,19 @@ inline Window window_of(std::int32_t nx, std::int32_t ny, std::array<int, 2> ran
   return {nx, ny, x.start, y.start, x.size, y.size, halo};
 }
 
-// Throws std::invalid_argument unless every rank owns at least `halo` cells in each
-// direction (a halo is filled from the next rank alone) and at least one cell.
+// Whether every rank owns at least `halo` cells in each direction (a halo is filled from
+// the next rank alone) and at least one cell.
+inline bool fits_decomposition(std::int32_t nx, std::int32_t ny, std::array<int, 2> ranks,
+                               std::int32_t halo) {
+  std::int32_t const least = std::max(1, halo);
+  return ranks[0] >= 1 && ranks[1] >= 1 && nx / ranks[0] >= least && ny / ranks[1] >= least;
+}
+
+// Throws std::invalid_argument unless fits_decomposition.
 inline void check_decomposition(std::int32_t nx, std::int32_t ny, std::array<int, 2> ranks,
                                 std::int32_t halo) {
   std::int32_t const least = std::max(1, halo);
-  if (ranks[0] < 1 || ranks[1] < 1 || nx / ranks[0] < least || ny / ranks[1] < least) {
+  if (!fits_decomposition(nx, ny, ranks, halo)) {
     throw std::invalid_argument("cannot split a " + std::to_string(nx) + " x " +
                                 std::to_string(ny) + " grid over " + std::to_string(ranks[0]) +
                                 " x " + std::to_string(ranks[1]) + " ranks with a halo of " +

@@ -122,23 +122,29 @@ class DistributedSimulation {
     // fails must not leave the others waiting in a collective it skipped.
     int dims[2] = {options.ranks[0], options.ranks[1]};
     bool const planned = backend == auto_backend;
-    // For the plan's window, the deepest halo a candidate may need.
     std::int32_t halo = options.halo;
     Details::on_every_rank(comm, [&] {
       validate(scene, options.validation);
-      if (halo <= 0 && planned) {
-        for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
-          halo = std::max(halo, candidate.fused_steps);
-        }
-      } else if (halo <= 0) {
-        halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
-      }
       if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
         throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
                                     std::to_string(dims[1]) + " do not make the " +
                                     std::to_string(size) + " ranks of the job");
       }
       Details::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
+      if (halo <= 0 && planned) {
+        // The deepest of the candidates' fused depths that the decomposition allows.
+        std::vector<std::int32_t> depths;
+        for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
+          depths.push_back(candidate.fused_steps);
+        }
+        std::ranges::sort(depths, std::ranges::greater{});
+        for (std::int32_t const depth : depths) {
+          halo = depth;
+          if (fits_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, depth)) break;
+        }
+      } else if (halo <= 0) {
+        halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+      }
       check_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, halo);
     });
     std::string chosen(backend);
@@ -149,7 +155,9 @@ class DistributedSimulation {
       Details::on_every_rank(comm, [&] {
         if (rank != 0) return;
         Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
-        plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, options.plan);
+        PlanOptions plan = options.plan;
+        if (options.halo <= 0) plan.max_fused_steps = halo;  // a backend the windows allow
+        plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, plan);
         plan_->backend.copy(name.data(), name.size() - 1);
       });
       Details::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");

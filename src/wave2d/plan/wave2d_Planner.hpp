@@ -33,6 +33,8 @@ struct PlanOptions {
   PlanMode mode = PlanMode::cached;
   // Where plans are kept; empty: none are read or kept.
   std::filesystem::path cache_directory = default_plan_cache_directory();
+  // Only backends fusing at most this many steps per pass (a distributed run's halo); 0: any.
+  int max_fused_steps = 0;
 };
 
 // What `auto` chose, and how.
@@ -73,11 +75,14 @@ std::string device_name(ExecutionSpace const& space) {
 }
 
 // The backends `auto` chooses among: every backend of the space but the sequential
-// reference.
+// reference, of at most `max_fused_steps` fused steps when that is not 0.
 template <class ExecutionSpace, class MemorySpace>
-std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates() {
+std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_steps = 0) {
   auto list = backends<ExecutionSpace, MemorySpace>();
-  std::erase_if(list, [](auto const& backend) { return backend.name == "reference"; });
+  std::erase_if(list, [&](auto const& backend) {
+    return backend.name == "reference" ||
+           (max_fused_steps > 0 && backend.fused_steps > max_fused_steps);
+  });
   return list;
 }
 
@@ -93,20 +98,20 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 // cuda-stream from about 1400^2 cells up and cuda-shmem below; kokkos-tiled on a GPU
 // without the hand-written kernels and on 8 or more CPU threads; kokkos-mdrange else.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
-std::string estimate_backend(ExecutionSpace const& space, Window const& window) {
-  auto const candidates = Details::plan_candidates<ExecutionSpace, MemorySpace>();
+std::string estimate_backend(ExecutionSpace const& space, Window const& window,
+                             int max_fused_steps = 0) {
+  auto const candidates = Details::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps);
   auto const has = [&](std::string_view name) {
     return std::ranges::any_of(candidates, [&](auto const& b) { return b.name == name; });
   };
   double const cells = double(window.local_nx()) * double(window.local_ny());
+  std::string_view rule = "kokkos-mdrange";
   if (has("cuda-stream") && has("cuda-shmem")) {
-    return cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
+    rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
+  } else if (!Details::runs_on_host<ExecutionSpace> || space.concurrency() >= 8) {
+    rule = "kokkos-tiled";
   }
-  if constexpr (!Details::runs_on_host<ExecutionSpace>) {
-    return "kokkos-tiled";
-  } else {
-    return space.concurrency() >= 8 ? "kokkos-tiled" : "kokkos-mdrange";
-  }
+  return std::string(has(rule) ? rule : candidates.front().name);
 }
 
 // Each candidate's speed on the real grid: one fused pass to warm up (on a GPU: the
@@ -114,7 +119,8 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window) 
 // on scratch fields, each fenced. Fastest first.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene const& scene,
-                                          Coefficients<MemorySpace> const& coefficients) {
+                                          Coefficients<MemorySpace> const& coefficients,
+                                          int max_fused_steps = 0) {
   Kokkos::Profiling::ScopedRegion region("wave2d::measure_backends");
   Window const& window = coefficients.window();
   FieldPair<MemorySpace> scratch;
@@ -129,7 +135,7 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
   none.trace = nullptr;
   double const cells = double(window.local_nx()) * double(window.local_ny());
   std::vector<BackendRate> rates;
-  for (auto const& backend : Details::plan_candidates<ExecutionSpace, MemorySpace>()) {
+  for (auto const& backend : Details::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
     auto stepper = backend.make(space, scene, coefficients);
     std::int64_t const pass = std::max(1, backend.fused_steps);
     if constexpr (!Details::runs_on_host<ExecutionSpace>) {
@@ -160,13 +166,16 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
   plan.mode = options.mode;
   plan.key = plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window());
   if (options.mode == PlanMode::estimate) {
-    plan.backend = estimate_backend<ExecutionSpace, MemorySpace>(space, coefficients.window());
+    plan.backend = estimate_backend<ExecutionSpace, MemorySpace>(space, coefficients.window(),
+                                                                 options.max_fused_steps);
     return plan;
   }
   if (options.mode == PlanMode::cached) {
     if (auto cached = read_cached_plan(options.cache_directory, plan.key, plan.notes)) {
-      if (has_backend<ExecutionSpace, MemorySpace>(cached->backend) &&
-          cached->backend != "reference") {
+      auto const candidates =
+          Details::plan_candidates<ExecutionSpace, MemorySpace>(options.max_fused_steps);
+      if (std::ranges::any_of(candidates,
+                              [&](auto const& b) { return b.name == cached->backend; })) {
         plan.backend = cached->backend;
         plan.ranking = std::move(cached->ranking);
         plan.from_cache = true;
@@ -177,7 +186,8 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
     }
   }
   auto const start = std::chrono::steady_clock::now();
-  plan.ranking = measure_backends<ExecutionSpace, MemorySpace>(space, scene, coefficients);
+  plan.ranking = measure_backends<ExecutionSpace, MemorySpace>(space, scene, coefficients,
+                                                               options.max_fused_steps);
   plan.trial_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   plan.backend = plan.ranking.front().backend;

@@ -181,7 +181,7 @@ class Simulation {
   std::string const& backend() const { return backend_; }
   // What the backend runs for this grid (tile, fused steps...), and how `auto` chose it.
   std::string configuration() const {
-    return stepper_->configuration() + (plan_ ? "; " + plan_->summary() : "");
+    return stepper_->configuration() + (plan_ ? " (" + plan_->summary() + ")" : "");
   }
   // What the backend runs alone: the same for every run of one backend on one grid.
   std::string stepper_configuration() const { return stepper_->configuration(); }

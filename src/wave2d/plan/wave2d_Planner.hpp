@@ -90,8 +90,14 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_
 
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
-  return {Details::device_name(space), ExecutionSpace::name(), int(space.concurrency()),
-          window.local_nx(), window.local_ny(), WAVE2D_VERSION};
+  PlanKey key;
+  key.device = Details::device_name(space);
+  key.space = ExecutionSpace::name();
+  key.threads = int(space.concurrency());
+  key.nx = window.local_nx();
+  key.ny = window.local_ny();
+  key.version = WAVE2D_VERSION;
+  return key;
 }
 
 // The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
@@ -152,7 +158,10 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
       steps += pass;
       seconds = std::chrono::duration<double>(Clock::now() - start).count();
     } while (seconds < 0.02 && steps < 1000 * pass);
-    rates.push_back({std::string(backend.name), cells * double(steps) / seconds * 1e-9});
+    BackendRate rate;
+    rate.backend = backend.name;
+    rate.gcells_per_second = cells * double(steps) / seconds * 1e-9;
+    rates.push_back(rate);
   }
   std::ranges::stable_sort(rates, std::ranges::greater{}, &BackendRate::gcells_per_second);
   return rates;
@@ -192,8 +201,10 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   plan.backend = plan.ranking.front().backend;
   if (!options.cache_directory.empty()) {
-    write_cached_plan(options.cache_directory, plan.key, {plan.backend, plan.ranking},
-                      plan.notes);
+    CachedPlan kept;
+    kept.backend = plan.backend;
+    kept.ranking = plan.ranking;
+    write_cached_plan(options.cache_directory, plan.key, kept, plan.notes);
   }
   return plan;
 }

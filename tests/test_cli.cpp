@@ -761,7 +761,9 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
   if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
   std::string const scene = "run --scene double-slit-small --steps 60 ";
   ASSERT_EQ(
-      wave2d("run --scene double-slit-small --steps 40 --checkpoint-every 20 ck --output o").status,
+      wave2d("run --scene double-slit-small --backend kokkos-mdrange --steps 40 "
+             "--checkpoint-every 20 ck --output o")
+          .status,
       0);
   std::string const good = read_file(work() / "ck");
   auto const with = [&](std::string const& name, std::string const& bytes) {

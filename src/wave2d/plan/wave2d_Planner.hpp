@@ -102,7 +102,8 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 
 // The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
 // cuda-stream from about 1400^2 cells up and cuda-shmem below; kokkos-tiled on a GPU
-// without the hand-written kernels and on 8 or more CPU threads; kokkos-mdrange else.
+// without the hand-written kernels and on host grids from 500^2 cells; kokkos-mdrange on
+// smaller host grids.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::string estimate_backend(ExecutionSpace const& space, Window const& window,
                              int max_fused_steps = 0) {
@@ -111,29 +112,36 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
     return std::ranges::any_of(candidates, [&](auto const& b) { return b.name == name; });
   };
   double const cells = double(window.local_nx()) * double(window.local_ny());
+  (void)space;
   std::string_view rule = "kokkos-mdrange";
   if (has("cuda-stream") && has("cuda-shmem")) {
     rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
-  } else if (!Details::runs_on_host<ExecutionSpace> || space.concurrency() >= 8) {
+  } else if (!Details::runs_on_host<ExecutionSpace> || cells >= 2.5e5) {
     rule = "kokkos-tiled";
   }
   return std::string(has(rule) ? rule : candidates.front().name);
 }
 
-// Each candidate's speed on the real grid: one fused pass to warm up (on a GPU: the
-// kernels' first load), then whole fused passes until 20 ms have passed (at least one),
-// on scratch fields, each fenced. Fastest first.
+// Each candidate's speed on the real grid: a first call not timed (one step on a host
+// space, one fused pass on a GPU), then whole fused passes until 20 ms have passed (at
+// least one), on scratch fields, each fenced. Fastest first.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+// `fields`: a pair of the window's size to use, overwritten (a Simulation's, before it
+// resets them); empty: the trial allocates its own.
 std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene const& scene,
                                           Coefficients<MemorySpace> const& coefficients,
-                                          int max_fused_steps = 0) {
+                                          int max_fused_steps = 0,
+                                          FieldPair<MemorySpace> fields = {}) {
   Kokkos::Profiling::ScopedRegion region("wave2d::measure_backends");
   Window const& window = coefficients.window();
-  FieldPair<MemorySpace> scratch;
-  scratch.previous = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::previous",
-                                                           window.local_ny(), window.local_nx());
-  scratch.current = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
-                                                          window.local_ny(), window.local_nx());
+  FieldPair<MemorySpace> scratch = fields;
+  if (scratch.previous.size() == 0) {
+    scratch.previous = Details::allocate<Field<MemorySpace>>(
+        space, "wave2d::plan::previous", window.local_ny(), window.local_nx());
+    scratch.current = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
+                                                            window.local_ny(), window.local_nx());
+  }
+  scratch.step = 0;
   Details::fill(space, scratch.previous, 0.0f, "wave2d::plan::fill");
   Details::fill(space, scratch.current, 0.0f, "wave2d::plan::fill");
   Receivers none = coefficients.params().receivers;
@@ -144,9 +152,9 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
   for (auto const& backend : Details::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
     auto stepper = backend.make(space, scene, coefficients);
     std::int64_t const pass = std::max(1, backend.fused_steps);
-    if constexpr (!Details::runs_on_host<ExecutionSpace>) {
-      stepper->advance(space, scratch, pass, none);
-    }
+    // Its first call pays once for what later ones reuse (a GPU's module load, a host
+    // space's first touch of the stepper's own buffers): not timed.
+    stepper->advance(space, scratch, Details::runs_on_host<ExecutionSpace> ? 1 : pass, none);
     wave2d::fence(space, "wave2d::plan::warm_up");
     using Clock = std::chrono::steady_clock;
     auto const start = Clock::now();
@@ -167,10 +175,12 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
   return rates;
 }
 
-// The backend for `window` of `scene` on `space`, as `options` asks.
+// The backend for `window` of `scene` on `space`, as `options` asks; a trial steps
+// `fields` (see measure_backends).
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
-                  Coefficients<MemorySpace> const& coefficients, PlanOptions const& options = {}) {
+                  Coefficients<MemorySpace> const& coefficients, PlanOptions const& options = {},
+                  FieldPair<MemorySpace> const& fields = {}) {
   Plan plan;
   plan.mode = options.mode;
   plan.key = plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window());
@@ -196,7 +206,7 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
   }
   auto const start = std::chrono::steady_clock::now();
   plan.ranking = measure_backends<ExecutionSpace, MemorySpace>(space, scene, coefficients,
-                                                               options.max_fused_steps);
+                                                               options.max_fused_steps, fields);
   plan.trial_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   plan.backend = plan.ranking.front().backend;

@@ -206,15 +206,16 @@ class Simulation {
         backend_(backend) {
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
     coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
-    if (backend_ == auto_backend) {
-      plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan);
-      backend_ = plan_->backend;
-    }
-    stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
     fields_.previous = Details::allocate<field_type>(space, "wave2d::Simulation::previous",
                                                      window_.local_ny(), window_.local_nx());
     fields_.current = Details::allocate<field_type>(space, "wave2d::Simulation::current",
                                                     window_.local_ny(), window_.local_nx());
+    if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
+      plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan,
+                                                        fields_);
+      backend_ = plan_->backend;
+    }
+    stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
     reset(space);
   }
 

@@ -55,15 +55,7 @@ HostPair run_planned(std::string const& backend, Scene const& scene,
   Window const whole = window ? *window : Window::whole(scene.nx, scene.ny);
   Simulation<ExecutionSpace> simulation(space, scene, whole, backend, {}, plan);
   if (chosen != nullptr) *chosen = simulation.backend();
-  HostPair local;
-  for (std::int32_t y = 0; y < whole.local_ny(); ++y) {
-    for (std::int32_t x = 0; x < whole.local_nx(); ++x) {
-      auto const g = std::size_t(scene.index(whole.origin_x() + x, whole.origin_y() + y));
-      local.previous.push_back(initial.previous[g]);
-      local.current.push_back(initial.current[g]);
-    }
-  }
-  return run_from(space, simulation, local, first_step, n_steps);
+  return run_from(space, simulation, local_cells(scene, whole, initial), first_step, n_steps);
 }
 
 void expect_bitwise(HostPair const& expected, HostPair const& got, std::string const& what) {

@@ -141,21 +141,26 @@ HostPair run_backend(std::string const& backend, Scene const& scene, HostPair co
   return run_from(space, simulation, initial, first_step, n_steps);
 }
 
-// The same on a window, from the window's cells of the global `initial`.
-template <class ExecutionSpace>
-HostPair run_window(std::string const& backend, Scene const& scene, Window const& window,
-                    HostPair const& initial, std::int64_t first_step, std::int64_t n_steps) {
+// The window's local cells of a pair of the whole grid.
+inline HostPair local_cells(Scene const& scene, Window const& window, HostPair const& global) {
   HostPair local;
   for (std::int32_t y = 0; y < window.local_ny(); ++y) {
     for (std::int32_t x = 0; x < window.local_nx(); ++x) {
       auto const g = std::size_t(scene.index(window.origin_x() + x, window.origin_y() + y));
-      local.previous.push_back(initial.previous[g]);
-      local.current.push_back(initial.current[g]);
+      local.previous.push_back(global.previous[g]);
+      local.current.push_back(global.current[g]);
     }
   }
+  return local;
+}
+
+// The same on a window, from the window's cells of the global `initial`.
+template <class ExecutionSpace>
+HostPair run_window(std::string const& backend, Scene const& scene, Window const& window,
+                    HostPair const& initial, std::int64_t first_step, std::int64_t n_steps) {
   ExecutionSpace space;
   Simulation<ExecutionSpace> simulation(space, scene, window, backend);
-  return run_from(space, simulation, local, first_step, n_steps);
+  return run_from(space, simulation, local_cells(scene, window, initial), first_step, n_steps);
 }
 
 // A backend on one execution space, by names, for value-parametrized tests.

@@ -43,11 +43,7 @@ void list_backends_for(std::ostream& out, std::string const& scene_name,
     Plan const plan =
         plan_backend(space, scene, Window::whole(scene.nx, scene.ny), PlanOptions{});
     for (auto const& note : plan.notes) std::cerr << "wave2d: note: " << note << "\n";
-    out << space_name<ExecutionSpace>() << ":\n";
-    out << "  " << auto_backend << "\t" << plan.summary() << " for " << scene.name << "\n";
-    for (auto const& backend : backends<ExecutionSpace>()) {
-      out << "  " << backend.name << "\t" << backend.summary << "\n";
-    }
+    list_backends_of<ExecutionSpace>(out, plan.summary() + " for " + scene.name);
   });
 }
 

@@ -276,16 +276,6 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
   return stepping;
 }
 
-// The backend a checkpoint's numerics name ("wave2d V, backend NAME (...) on SPACE, ...").
-std::optional<std::string> backend_of_numerics(std::string const& numerics) {
-  auto const start = numerics.find(", backend ");
-  if (start == std::string::npos) return std::nullopt;
-  auto const name = start + std::string_view(", backend ").size();
-  auto const end = numerics.find(' ', name);
-  if (end == std::string::npos) return std::nullopt;
-  return numerics.substr(name, end - name);
-}
-
 // What the run is, before it starts.
 void print_run(RunPlan const& plan, std::string const& space) {
   print_line("scene", plan.scene_label);
@@ -587,12 +577,8 @@ SceneFile load_scene(std::string const& name_or_file) {
 
 void list_backends(std::ostream& out) {
   for_each_space([&]<class ExecutionSpace>() {
-    out << space_name<ExecutionSpace>() << ":\n";
-    out << "  " << auto_backend << "\tthe fastest of this space's for the grid, by a trial "
-        << "(kept in the plan cache)\n";
-    for (auto const& backend : backends<ExecutionSpace>()) {
-      out << "  " << backend.name << "\t" << backend.summary << "\n";
-    }
+    list_backends_of<ExecutionSpace>(
+        out, "the fastest of this space's for the grid, by a trial (kept in the plan cache)");
   });
 }
 
@@ -704,7 +690,7 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     }
     // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's.
     if (plan.backend == auto_backend) {
-      if (auto const name = backend_of_numerics(plan.resume.numerics)) plan.backend = *name;
+      if (auto const name = numerics_backend(plan.resume.numerics)) plan.backend = *name;
     }
     if (plan.resume.step > plan.steps) {
       throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +

@@ -11,6 +11,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cctype>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -58,6 +59,16 @@ std::string backends_of() {
   std::string names(auto_backend);
   for (auto const& backend : backends<ExecutionSpace>()) names += ", " + std::string(backend.name);
   return names;
+}
+
+// "space:", then a line per backend ("  name<TAB>what it is"), auto's first.
+template <class ExecutionSpace>
+void list_backends_of(std::ostream& out, std::string const& auto_line) {
+  out << space_name<ExecutionSpace>() << ":\n";
+  out << "  " << auto_backend << "\t" << auto_line << "\n";
+  for (auto const& backend : backends<ExecutionSpace>()) {
+    out << "  " << backend.name << "\t" << backend.summary << "\n";
+  }
 }
 
 // Runs run.template operator()<Space>() on the space a run of `backend` takes: `requested`

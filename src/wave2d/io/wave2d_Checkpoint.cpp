@@ -124,6 +124,16 @@ std::uint64_t receivers_hash(Scene const& scene) {
   return hash_bytes(bytes.data(), bytes.size());
 }
 
+std::optional<std::string> numerics_backend(std::string_view numerics) {
+  constexpr std::string_view marker = ", backend ";
+  auto const start = numerics.find(marker);
+  if (start == std::string_view::npos) return std::nullopt;
+  auto const name = start + marker.size();
+  auto const end = numerics.find(' ', name);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(numerics.substr(name, end - name));
+}
+
 std::string numerics_text(std::string_view backend, std::string_view configuration,
                           std::string_view execution_space) {
   return "wave2d " WAVE2D_VERSION ", backend " + std::string(backend) + " (" +

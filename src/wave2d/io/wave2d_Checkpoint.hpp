@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,9 @@ std::uint64_t receivers_hash(Scene const& scene);
 // where this text is the same: results are bitwise reproducible only there (a GPU
 // contracts to FMA; host backends agree with the reference today, but nothing promises
 // that they always will).
+// The backend a numerics_text() names; nullopt for a text not of that form.
+std::optional<std::string> numerics_backend(std::string_view numerics);
+
 std::string numerics_text(std::string_view backend, std::string_view configuration,
                           std::string_view execution_space);
 

@@ -6,6 +6,7 @@
 // pitch % 4 cells: two aligned loads and a shift fixed at compile time make them.
 #include <wave2d/cuda/wave2d_CudaKernels.hpp>
 #include <wave2d/cuda/detail/wave2d_Receivers.cuh>
+#include <wave2d/cuda/detail/wave2d_Sources.cuh>
 #include <wave2d/cuda/detail/wave2d_StepPerLaunch.cuh>
 
 #include <cstdint>
@@ -34,11 +35,6 @@ __device__ __forceinline__ float4 load4_shifted(float const* p) {
     float const e[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     return {e[Shift], e[Shift + 1], e[Shift + 2], e[Shift + 3]};
   }
-}
-
-// Kept out of line: sources are a handful of cells, and sinf/expf are long.
-__device__ __noinline__ float source_value(Waveform const* sources, float code, float t) {
-  return sources[cell_code::source_index(code)].value(t);
 }
 
 // PitchShift = pitch % 4. Chunk c holds cells 4c .. 4c + 3 of the flat array; those near

@@ -7,10 +7,10 @@ namespace wave2d::cuda {
 
 namespace {
 
-// Chosen by bench/tuning on an H200 (docs/cuda-kernels.md has the measurements).
-using Tile112x48 = ShmemShape<112, 48, 1, 16, shmem_fused_steps, 0>;
-// The seed chapter's shape: 32 x 32 tile, 2 x 2 cells per thread, 8 steps, no padding.
-using Tile32x32 = ShmemShape<32, 32, 2, 2, shmem_fused_steps, 0>;
+// Chosen by bench/tuning on an H200 (docs/kernels/cuda-shmem.md has the measurements).
+using Tile112x48 = ShmemShape<112, 48, 1, 16, shmem_fused_steps>;
+// The textbook configuration: 32 x 32 tile, 2 x 2 cells per thread, 8 steps, no padding.
+using Tile32x32 = ShmemShape<32, 32, 2, 2, shmem_fused_steps>;
 
 }  // namespace
 

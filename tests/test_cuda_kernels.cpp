@@ -6,6 +6,7 @@
 #include <wave2d/cuda/detail/wave2d_StreamPlan.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamShape.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamStrips.hpp>
+#include <wave2d/cuda/detail/wave2d_StreamTuning.hpp>
 
 #include <cuda_runtime.h>
 
@@ -294,7 +295,7 @@ TEST(StreamPlan, SegmentKindsAreTheirRowsCostliest) {
       layout.segments = (ny + rows - 1) / rows;
       std::vector<std::uint8_t> row_kinds(std::size_t(layout.strips) * ny);
       for (auto& kind : row_kinds) kind = std::uint8_t(generator() % 8 == 0 ? generator() % 4 : 0);
-      auto const kinds = cuda::stream_detail::segment_kinds<PlanShape>(layout, ny, row_kinds);
+      auto const kinds = cuda::detail::segment_kinds<PlanShape>(layout, ny, row_kinds);
       ASSERT_EQ(kinds.size(), std::size_t(layout.strips) * layout.segments);
       for (int strip = 0; strip < layout.strips; ++strip) {
         for (int segment = 0; segment < layout.segments; ++segment) {
@@ -321,8 +322,8 @@ TEST(StreamPlan, SegmentKindsAreTheirRowsCostliest) {
 // windows than the warps take; and the least budget that allows so few (one less leaves
 // too many). Else a window a segment.
 TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
-  using cuda::stream_detail::max_window_rows;
-  using cuda::stream_detail::window_cost;
+  using cuda::detail::max_window_rows;
+  using cuda::detail::window_cost;
   std::mt19937 generator{7};
   for (int ny : {300, 1001, 3201}) {
     for (int strips : {3, 40}) {
@@ -344,7 +345,7 @@ TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
         auto const rows_of = [&](std::int64_t segment) {
           return std::min<std::int64_t>(rows, ny - segment % layout.segments * rows);
         };
-        auto const windows = cuda::stream_detail::plan_windows<PlanShape>(layout, ny, kinds);
+        auto const windows = cuda::detail::plan_windows<PlanShape>(layout, ny, kinds);
         std::size_t const target = std::size_t(layout.resident_blocks) * PlanShape::warps;
         ASSERT_LE(windows.size(), target) << what;
         std::vector<int> covered(kinds.size(), 0);
@@ -367,16 +368,42 @@ TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
         }
         for (int c : covered) ASSERT_EQ(c, 1) << what;
         EXPECT_GT(
-            cuda::stream_detail::merge_segments<PlanShape>(layout, ny, kinds, most - 1).size(),
+            cuda::detail::merge_segments<PlanShape>(layout, ny, kinds, most - 1).size(),
             target)
             << what;
 
         layout.windows_per_warp = 0.0;
-        auto const alone = cuda::stream_detail::plan_windows<PlanShape>(layout, ny, kinds);
+        auto const alone = cuda::detail::plan_windows<PlanShape>(layout, ny, kinds);
         ASSERT_EQ(alone.size(), kinds.size()) << what;
         for (auto const& w : alone) ASSERT_EQ(w.count, 1) << what;
       }
     }
+  }
+}
+
+// A device takes the tuning entry of the highest architecture not above its own.
+TEST(StreamTuning, ADeviceTakesTheEntryOfItsArchitectureOrTheNearestBelow) {
+  using cuda::detail::stream_tuning_for;
+  using cuda::detail::stream_tunings;
+  EXPECT_EQ(stream_tuning_for(9, 0).architecture, 90);
+  EXPECT_EQ(stream_tuning_for(10, 0).architecture, 90);
+  EXPECT_EQ(stream_tuning_for(12, 1).architecture, 90);
+  EXPECT_EQ(stream_tuning_for(8, 9).architecture, 0);
+  EXPECT_EQ(stream_tuning_for(7, 0).architecture, 0);
+  EXPECT_EQ(stream_tunings.front().architecture, 0) << "a generic entry comes first";
+  for (std::size_t i = 0; i < stream_tunings.size(); ++i) {
+    auto const& entry = stream_tunings[i];
+    if (i > 0) EXPECT_LT(stream_tunings[i - 1].architecture, entry.architecture);
+    // The kinds are in the order of their cost (StreamWindowKind), which the queue's
+    // order and the general kind's recording rely on.
+    for (std::size_t kind = 1; kind < entry.cost_per_row.size(); ++kind) {
+      EXPECT_LT(entry.cost_per_row[kind - 1], entry.cost_per_row[kind]) << entry.architecture;
+    }
+    EXPECT_GE(entry.fewest_rows, 1);
+    EXPECT_LE(entry.fewest_rows, entry.min_rows);
+    EXPECT_LE(entry.min_rows, cuda::detail::max_window_rows);
+    EXPECT_GE(entry.windows_per_warp, 1);
+    EXPECT_NE(std::string(entry.measured), "");
   }
 }
 

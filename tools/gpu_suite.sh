@@ -43,7 +43,7 @@ if has test; then
 fi
 if has tune; then
   stage tune
-  "$build/bench/tuning/wave2d_shmem_tuning" --scene double-slit --repetitions 3 \
+  "$build/bench/tuning/wave2d_cuda_tuning" --scene double-slit --repetitions 3 \
     --csv "$out/shmem-tuning.csv" 2>&1 | tee "$out/shmem-tuning.log" || status=1
 fi
 if has cli; then
@@ -85,20 +85,25 @@ if has bench; then
 fi
 if has compare; then
   stage compare
+  # The shipped variants of both trees' tuning programs (older trees name it
+  # wave2d_shmem_tuning), in turns: ratios from one run.
   other=$(cd "${WAVE2D_COMPARE_SRC:?compare needs WAVE2D_COMPARE_SRC}" && pwd)
+  other_tuning=wave2d_cuda_tuning
+  [[ -f $other/bench/tuning/wave2d_cuda_tuning.cu ]] || other_tuning=wave2d_shmem_tuning
+  shipped='tile 112x48, 1x16 cells/thread, T=8, unpadded$|tile 32x32, 2x2 cells/thread, T=8, unpadded$|^stream warp strips 80 of 96 columns x segments of [0-9]+ rows?( merged by cost, 1 per warp)?, T=8, 4 blocks/SM, 3 columns a lane$'
   cmake -S "$other" -B "$build-compare" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
-    -DWAVE2D_BUILD_TESTS=OFF -DWAVE2D_BUILD_CLI=OFF -DCMAKE_EXECUTABLE_FORMAT=ELF > "$out/compare-configure.log" 2>&1 &&
-    cmake --build "$build-compare" --target wave2d_shmem_tuning -j "$(nproc)" \
+    -DCMAKE_PREFIX_PATH="$prefix_path" -DWAVE2D_BUILD_TESTS=OFF -DWAVE2D_BUILD_CLI=OFF \
+    -DCMAKE_EXECUTABLE_FORMAT=ELF > "$out/compare-configure.log" 2>&1 &&
+    cmake --build "$build-compare" --target $other_tuning -j "$(nproc)" \
       > "$out/compare-build.log" 2>&1 || { echo "compare: build of $other failed"; status=1; }
-  for round in 1 2; do
-    for tree in this other; do
-      dir=$build; [[ $tree == other ]] && dir=$build-compare
-      "$dir/bench/tuning/wave2d_shmem_tuning" --scene double-slit --repetitions 3 \
-        > "$out/compare-$tree-$round.txt" 2>&1 || status=1
-    done
+  for round in 1 2 3; do
+    "$build/bench/tuning/wave2d_cuda_tuning" --scene double-slit --repetitions 5 --only "$shipped" \
+      > "$out/compare-this-$round.txt" 2>&1 || status=1
+    "$build-compare/bench/tuning/$other_tuning" --scene double-slit --repetitions 5 --only "$shipped" \
+      > "$out/compare-other-$round.txt" 2>&1 || status=1
   done
-  grep -H -E "112x48, 1x16 cells/thread, T=8, unpadded|32x32, 2x2|cuda-naive" "$out"/compare-*.txt
+  grep -H -E "unpadded|stream|cuda-" "$out"/compare-*.txt
 fi
 if has scenes; then
   stage scenes

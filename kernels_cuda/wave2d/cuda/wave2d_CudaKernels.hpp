@@ -39,8 +39,8 @@ inline constexpr int shmem_fused_steps = 8;
 
 // The compiled shapes of cuda-shmem's tile, named by their output tile.
 enum class ShmemTile {
-  tile_112x48,  // 1 x 16 cells per thread: tuned for sm_90 (docs/cuda-kernels.md)
-  tile_32x32,   // 2 x 2 cells per thread, unpadded: the seed chapter's configuration
+  tile_112x48,  // 1 x 16 cells per thread: tuned for sm_90 (docs/kernels/cuda-shmem.md)
+  tile_32x32,   // 2 x 2 cells per thread, unpadded: the textbook configuration
 };
 
 // The tile cuda-shmem runs on this grid on `device`: 112 x 48, unless the grid has fewer
@@ -76,6 +76,24 @@ struct StreamLayout {
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
   double windows_per_warp = 0.0;
   StreamWindowCosts window_costs;
+
+  // Segments of all strips, numbered strip-major: strip * segments + segment.
+  WAVE2D_HOST_DEVICE std::int64_t total_segments() const { return std::int64_t(strips) * segments; }
+};
+
+// The plan in device memory, std::uint32_t entries: two counters of the windows taken (by
+// alternate launches); two entries a window, in the order they are taken (at most one
+// window a segment); by segment, where its receivers start in the ids that follow
+// (total_segments + 1 offsets); the receivers' ids.
+struct StreamPlanLayout {
+  std::int64_t segments;  // total
+  std::int32_t receivers;
+
+  static constexpr std::int64_t counters = 0;
+  static constexpr std::int64_t entries = 2;
+  WAVE2D_HOST_DEVICE std::int64_t receiver_offsets() const { return entries + 2 * segments; }
+  WAVE2D_HOST_DEVICE std::int64_t receiver_ids() const { return receiver_offsets() + segments + 1; }
+  WAVE2D_HOST_DEVICE std::int64_t size() const { return receiver_ids() + receivers; }
 };
 
 // What a window holds, and so what its walk reads per cell; in the order of their cost.
@@ -94,7 +112,7 @@ std::string describe(
                                   // by cost, 1 per warp, T=8, 4 blocks/SM, 3 columns a lane"
 // The number of plan entries (device std::uint32_t) a layout and its receivers need.
 inline std::size_t stream_plan_size(StreamLayout const& layout, std::int32_t receivers) {
-  return 3 + 3 * std::size_t(layout.strips) * layout.segments + std::size_t(receivers);
+  return std::size_t(StreamPlanLayout{layout.total_segments(), receivers}.size());
 }
 // Fills the plan: the windows' kinds, the order they are taken in, and which receivers
 // (params.receivers.cells) each records; once per grid. Synchronizes `stream`.
@@ -112,7 +130,7 @@ inline std::int64_t padded_pitch(std::int64_t nx, std::int64_t multiple) {
 
 // cuda-stream's rows, padded to a multiple of 32 cells (128 bytes) where a run is long
 // enough to repay copying the fields in and out (StreamStepper): on the H200, 6% faster
-// on double-slit's 3201-wide grid (docs/cuda-kernels.md). The copies cost about as much
+// on double-slit's 3201-wide grid (docs/kernels/cuda-stream.md). The copies cost about as much
 // as 10 steps (estimated from the copy bandwidth): under 2% of a run of 512 steps.
 inline std::int64_t stream_pitch(std::int64_t nx) { return padded_pitch(nx, 32); }
 inline constexpr std::int64_t stream_padded_min_steps = 512;

@@ -283,12 +283,91 @@ struct TiledSteps {
     for (int x = end + first; x < count; x += stride) fixed(x);
   }
 
+  // The window of origin (gx0, gy0) into scratch: the two fields into a and b, the codes
+  // (codes form, unless plain) into codes, the folded coefficients (folded form, unless
+  // plain) into c0 and c1, κ when per cell. Cells outside the grid are fixed zeros.
+  KOKKOS_FORCEINLINE_FUNCTION void load_window(Member const& team, int gx0, int gy0, float* a,
+                                               float* b, float* codes, float* c0, float* c1,
+                                               float* kappa, bool plain) const {
+    // Columns [x_begin, x_end) of the window lie on the grid (none in rows off the grid).
+    int const x_begin = gx0 < 0 ? -gx0 : 0;
+    int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
+    int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
+    rows(team, 0, window_y, [&](int ly, int first, int stride) {
+      int const gy = gy0 + ly;
+      bool const row_inside = gy >= 0 && gy < params.ny;
+      int const xb = row_inside ? x_begin : 0;
+      int const xe = row_inside ? x_end : 0;
+      std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
+      int const p = ly * window_pitch;
+      load_window_row(a + p, b + p, codes ? codes + p : nullptr, UniformKappa ? nullptr : kappa + p,
+                      in_previous + g, in_current + g, codes ? params.code + g : nullptr,
+                      UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first, stride);
+      if (Folded && !plain) {
+        load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
+                        xb, xe, window_x, first, stride);
+      }
+    });
+  }
+
+  // Step s of the window: a holds u(t - dt) and b u(t); the cells [s + 1, window - 1 - s)
+  // get u(t + dt) in a.
+  KOKKOS_FORCEINLINE_FUNCTION void step(Member const& team, int s, float* a, float const* b,
+                                        float const* c0, float const* c1, float const* kappa,
+                                        bool plain, bool sources) const {
+    float const t = params.time(first_step + s);
+    if constexpr (!Folded) {
+      if (plain) {
+        walk_columns<true>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1, window_x - 1 - s,
+                           false, t);
+      } else {
+        walk_columns<false>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1, window_x - 1 - s,
+                            sources, t);
+      }
+    } else {
+      rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
+        int const row = ly * window_pitch;
+        int const begin = row + s + 1;
+        int const end = row + window_x - 1 - s;
+        if constexpr (on_host) {
+          KOKKOS_IF_ON_HOST((update_host_row(a, b, c0, c1, kappa, plain, begin, end);))
+        } else if (plain) {
+          update_cells_plain(a, b, params.kappa_uniform, window_pitch, begin + first, end, stride);
+        } else {
+          update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, window_pitch,
+                                            begin + first, end, stride);
+        }
+        if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
+      });
+    }
+  }
+
+  // The window's tile (a: u(t - dt), b: u(t)), where it lies on the grid, to the output.
+  KOKKOS_FORCEINLINE_FUNCTION void store_tile(Member const& team, float const* a, float const* b,
+                                              int gx0, int gy0) const {
+    int const rows_left = params.ny - (gy0 + halo);
+    int const columns_left = params.nx - (gx0 + halo);
+    int const tile_rows = tile_y < rows_left ? tile_y : rows_left;
+    int const columns = tile_x < columns_left ? tile_x : columns_left;
+    rows(team, 0, tile_rows, [&](int y, int first, int stride) {
+      std::int64_t const g0 = (gy0 + halo + y) * params.pitch + gx0 + halo;
+      int const p0 = (halo + y) * window_pitch + halo;
+      float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
+      float* KOKKOS_RESTRICT const to_current = out_current + g0;
+      float const* KOKKOS_RESTRICT const from_a = a + p0;
+      float const* KOKKOS_RESTRICT const from_b = b + p0;
+      for (int x = first; x < columns; x += stride) {
+        to_previous[x] = from_a[x];
+        to_current[x] = from_b[x];
+      }
+    });
+  }
+
   KOKKOS_FUNCTION void operator()(Member const& team) const {
     int const tile = team.league_rank();
     int const gx0 = (tile % tiles_x) * tile_x - halo;  // the window's origin in the grid
     int const gy0 = (tile / tiles_x) * tile_y - halo;
-    int const w = window_pitch;
-    std::size_t const cells = std::size_t(window_y) * w;
+    std::size_t const cells = std::size_t(window_y) * window_pitch;
     auto& scratch = team.team_scratch(0);
     float* a = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
     float* b = static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
@@ -299,61 +378,16 @@ struct TiledSteps {
     float* const kappa =
         UniformKappa ? nullptr : static_cast<float*>(scratch.get_shmem(cells * sizeof(float)));
 
-    // The window; cells outside the grid are fixed zeros. Columns [x_begin, x_end) of
-    // the window lie on the grid (none in rows off the grid).
-    int const x_begin = gx0 < 0 ? -gx0 : 0;
-    int const x_end_grid = params.nx - gx0 < window_x ? params.nx - gx0 : window_x;
-    int const x_end = x_end_grid > x_begin ? x_end_grid : x_begin;
     int const contents = tile_contents[tile];
     // A plain window (no code but 0) needs no code in the codes form, and with uniform κ
     // no folded coefficient either (they are the same for every cell).
     bool const plain = (!Folded || UniformKappa) && (contents & tile_holds::coded) == 0;
-    float* const codes = Folded || plain ? nullptr : c0;
-    rows(team, 0, window_y, [&](int ly, int first, int stride) {
-      int const gy = gy0 + ly;
-      bool const row_inside = gy >= 0 && gy < params.ny;
-      int const xb = row_inside ? x_begin : 0;
-      int const xe = row_inside ? x_end : 0;
-      std::int64_t const g = row_inside ? gy * params.pitch + gx0 + xb : 0;  // cell xb
-      int const p = ly * w;
-      load_window_row(a + p, b + p, codes ? codes + p : nullptr, UniformKappa ? nullptr : kappa + p,
-                      in_previous + g, in_current + g, codes ? params.code + g : nullptr,
-                      UniformKappa ? nullptr : params.kappa + g, xb, xe, window_x, first, stride);
-      if (Folded && !plain) {
-        load_folded_row(c0 + p, c1 + p, params.code + g, UniformKappa ? nullptr : params.kappa + g,
-                        xb, xe, window_x, first, stride);
-      }
-    });
+    load_window(team, gx0, gy0, a, b, Folded || plain ? nullptr : c0, c0, c1, kappa, plain);
     team.team_barrier();
 
-    // a holds u(t - dt), b holds u(t); step s updates the cells [s + 1, window - 1 - s).
     bool const sources = (contents & tile_holds::source) != 0;
     for (int s = 0; s < steps; ++s) {
-      float const t = params.time(first_step + s);
-      if constexpr (!Folded) {
-        if (plain) {
-          walk_columns<true>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1,
-                             window_x - 1 - s, false, t);
-        } else {
-          walk_columns<false>(team, a, b, c0, kappa, s + 1, window_y - 1 - s, s + 1,
-                              window_x - 1 - s, sources, t);
-        }
-      } else {
-        rows(team, s + 1, window_y - 1 - s, [&](int ly, int first, int stride) {
-          int const row = ly * w;
-          int const begin = row + s + 1;
-          int const end = row + window_x - 1 - s;
-          if constexpr (on_host) {
-            KOKKOS_IF_ON_HOST((update_host_row(a, b, c0, c1, kappa, plain, begin, end);))
-          } else if (plain) {
-            update_cells_plain(a, b, params.kappa_uniform, w, begin + first, end, stride);
-          } else {
-            update_cells_folded<UniformKappa>(a, b, c0, c1, kappa, params.kappa_uniform, w,
-                                              begin + first, end, stride);
-          }
-          if (sources) set_sources(a, c0, c1, begin + first, end, stride, t);
-        });
-      }
+      step(team, s, a, b, c0, c1, kappa, plain, sources);
       team.team_barrier();
       float* const computed = a;
       a = b;
@@ -361,24 +395,7 @@ struct TiledSteps {
       // b stays unwritten until the next barrier: read it there, no barrier more.
       if (params.receivers.active()) record(team, b, gx0, gy0, first_step + s + 1);
     }
-
-    // The tile, where it lies on the grid.
-    int const rows_left = params.ny - (gy0 + halo);
-    int const columns_left = params.nx - (gx0 + halo);
-    int const tile_rows = tile_y < rows_left ? tile_y : rows_left;
-    int const columns = tile_x < columns_left ? tile_x : columns_left;
-    rows(team, 0, tile_rows, [&](int y, int first, int stride) {
-      std::int64_t const g0 = (gy0 + halo + y) * params.pitch + gx0 + halo;
-      int const p0 = (halo + y) * w + halo;
-      float* KOKKOS_RESTRICT const to_previous = out_previous + g0;
-      float* KOKKOS_RESTRICT const to_current = out_current + g0;
-      float const* KOKKOS_RESTRICT const from_a = a + p0;
-      float const* KOKKOS_RESTRICT const from_b = b + p0;
-      for (int x = first; x < columns; x += stride) {
-        to_previous[x] = from_a[x];
-        to_current[x] = from_b[x];
-      }
-    });
+    store_tile(team, a, b, gx0, gy0);
   }
 
   // A step's cells [begin, end) of one window row, on a host: the whole 16-cell (64-byte)

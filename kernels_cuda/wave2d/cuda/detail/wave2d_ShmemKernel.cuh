@@ -3,7 +3,7 @@
 // A block loads a (TX + 2T) x (TY + 2T) window of both time levels and the cell
 // codes, runs T steps on it, and writes back its TX x TY output tile. Wrong values
 // creep in from the window's edge one cell per step, so after T steps exactly the
-// output tile is still right (the seed's shrinking window); computing the whole
+// output tile is still right (the textbook's shrinking window); computing the whole
 // window every step keeps the loop free of bounds tests.
 //
 // Each thread owns CX columns (strided by the block width: coalesced, conflict-free)
@@ -20,6 +20,7 @@
 #include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
 #include <wave2d/cuda/wave2d_CudaKernels.hpp>
 #include <wave2d/cuda/detail/wave2d_Receivers.cuh>
+#include <wave2d/cuda/detail/wave2d_Sources.cuh>
 
 #include <algorithm>
 #include <string>
@@ -27,21 +28,21 @@
 
 namespace wave2d::cuda {
 
-template <int TileX, int TileY, int CellsX, int CellsY, int FusedSteps, int Pad>
+template <int TileX, int TileY, int CellsX, int CellsY, int FusedSteps>
 struct ShmemShape {
   static constexpr int tile_x = TileX;
   static constexpr int tile_y = TileY;
   static constexpr int cells_x = CellsX;
   static constexpr int cells_y = CellsY;
   static constexpr int steps = FusedSteps;
-  static constexpr int pad = Pad;
   static constexpr int window_x = TileX + 2 * FusedSteps;
   static constexpr int window_y = TileY + 2 * FusedSteps;
   static constexpr int block_x = window_x / CellsX;
   static constexpr int block_y = window_y / CellsY;
   static constexpr int threads = block_x * block_y;
-  // One apron cell around the window, never written, read only by the window's edge.
-  static constexpr int pitch = window_x + 2 + Pad;
+  // One apron cell around the window, never written, read only by the window's edge. Rows
+  // unpadded: a warp reads consecutive columns of a row, conflict-free at any pitch.
+  static constexpr int pitch = window_x + 2;
   static constexpr int rows = window_y + 2;
   static constexpr std::size_t shared_bytes = 3 * std::size_t(rows) * pitch * sizeof(float);
 
@@ -52,7 +53,7 @@ struct ShmemShape {
   static std::string describe() {
     return "tile " + std::to_string(TileX) + "x" + std::to_string(TileY) + ", " +
            std::to_string(CellsX) + "x" + std::to_string(CellsY) +
-           " cells/thread, T=" + std::to_string(FusedSteps) + (Pad ? ", padded" : ", unpadded");
+           " cells/thread, T=" + std::to_string(FusedSteps) + ", unpadded";
   }
 };
 
@@ -69,18 +70,103 @@ __device__ __forceinline__ void for_own_cells(F&& f) {
   }
 }
 
-// A hard source's value: a handful of cells, and large inline (sinf, expf), so kept out
-// of the unrolled loop, whose code must fit the instruction cache.
-__device__ __noinline__ inline float source_value(Waveform const* sources, float code, float t) {
-  return sources[cell_code::source_index(code)].value(t);
+// A thread's cells of the window (x0, y0) and what it keeps in registers.
+template <class Tile>
+struct OwnCells {
+  float prev[Tile::cells_y][Tile::cells_x];
+  float cur[Tile::cells_y][Tile::cells_x];
+  float kappa[Tile::cells_y][Tile::cells_x];
+  bool has_sources = false;
+};
+
+// Loads the thread's cells of both levels into registers and `current`, their codes into
+// `codes` (fixed-zero outside the grid).
+template <class Tile, bool UniformKappa>
+__device__ __forceinline__ void load_window(KernelParams const& params, FieldPointers in, int x0,
+                                            int y0, OwnCells<Tile>& own, float* current,
+                                            float* codes) {
+  constexpr int pitch = Tile::pitch;
+  for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
+    int const gx = x0 + lx;
+    int const gy = y0 + ly;
+    bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
+    std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
+    own.prev[i][j] = inside ? in.previous[g] : 0.0f;
+    own.cur[i][j] = inside ? in.current[g] : 0.0f;
+    int const p = (ly + 1) * pitch + lx + 1;
+    codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
+    own.has_sources |= codes[p] < cell_code::fixed_zero;
+    if constexpr (UniformKappa) {
+      own.kappa[i][j] = params.kappa_uniform;
+    } else {
+      own.kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
+    }
+    current[p] = own.cur[i][j];
+  });
+}
+
+// One step of the thread's cells, from `current` into `next` and its registers; hard
+// sources set at time t.
+template <class Tile>
+__device__ __forceinline__ void step_cells(KernelParams const& params, float t,
+                                           float const* current, float* next, float const* codes,
+                                           OwnCells<Tile>& own) {
+  constexpr int CX = Tile::cells_x;
+  constexpr int CY = Tile::cells_y;
+  constexpr int pitch = Tile::pitch;
+#pragma unroll
+  for (int j = 0; j < CX; ++j) {
+    int const lx = threadIdx.x + j * Tile::block_x;
+    int const top = (threadIdx.y * CY + 1) * pitch + lx + 1;  // the strip's first cell
+    float above = current[top - pitch];
+#pragma unroll
+    for (int i = 0; i < CY; ++i) {
+      int const p = top + i * pitch;
+      float const below = i + 1 < CY ? own.cur[i + 1][j] : current[p + pitch];
+      float const sum = current[p - 1] + current[p + 1] + above + below;
+      float const u = own.cur[i][j];
+      float const code = codes[p];
+      // Fixed cells to 0 without a branch; sources are set after the loop.
+      float const u_next =
+          updated_or_zero(code, stencil(code, own.kappa[i][j], own.prev[i][j], u, sum));
+      above = u;
+      own.prev[i][j] = u;
+      own.cur[i][j] = u_next;
+      next[p] = u_next;
+    }
+  }
+  if (own.has_sources) {
+    for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
+      int const p = (ly + 1) * pitch + lx + 1;
+      if (codes[p] < cell_code::fixed_zero) {
+        own.cur[i][j] = source_value(params.sources, codes[p], t);
+        next[p] = own.cur[i][j];
+      }
+    });
+  }
+}
+
+// Writes the thread's cells of the output tile, inside the grid.
+template <class Tile>
+__device__ __forceinline__ void store_tile(KernelParams const& params, FieldPointers out, int x0,
+                                           int y0, OwnCells<Tile> const& own) {
+  for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
+    int const gx = x0 + lx;
+    int const gy = y0 + ly;
+    bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
+                         ly >= Tile::steps && ly < Tile::steps + Tile::tile_y;
+    if (in_tile && gx < params.nx && gy < params.ny) {
+      std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
+      out.previous[g] = own.prev[i][j];
+      out.current[g] = own.cur[i][j];
+    }
+  });
 }
 
 template <class Tile, bool UniformKappa>
 __global__ void __launch_bounds__(Tile::threads)
     shmem_steps(KernelParams params, FieldPointers in, FieldPointers out, std::int64_t first_step,
                 int steps, int tiles_y) {
-  constexpr int CX = Tile::cells_x;
-  constexpr int CY = Tile::cells_y;
   constexpr int pitch = Tile::pitch;
   extern __shared__ float shared[];
   float* current = shared;
@@ -101,85 +187,24 @@ __global__ void __launch_bounds__(Tile::threads)
   for (int tile_row = blockIdx.y; tile_row < tiles_y; tile_row += gridDim.y) {
     int const x0 = int(blockIdx.x) * Tile::tile_x - Tile::steps;  // window origin
     int const y0 = tile_row * Tile::tile_y - Tile::steps;
-
-    float prev[CY][CX];
-    float cur[CY][CX];
-    float kappa[CY][CX];
-    bool has_sources = false;  // among the thread's cells
-    for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
-      int const gx = x0 + lx;
-      int const gy = y0 + ly;
-      bool const inside = gx >= 0 && gx < params.nx && gy >= 0 && gy < params.ny;
-      std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
-      prev[i][j] = inside ? in.previous[g] : 0.0f;
-      cur[i][j] = inside ? in.current[g] : 0.0f;
-      int const p = (ly + 1) * pitch + lx + 1;
-      codes[p] = inside ? __ldg(params.code + g) : cell_code::fixed_zero;
-      has_sources |= codes[p] < cell_code::fixed_zero;
-      if constexpr (UniformKappa) {
-        kappa[i][j] = params.kappa_uniform;
-      } else {
-        kappa[i][j] = inside ? __ldg(params.kappa + g) : 0.0f;
-      }
-      current[p] = cur[i][j];
-    });
+    OwnCells<Tile> own;
+    load_window<Tile, UniformKappa>(params, in, x0, y0, own, current, codes);
     __syncthreads();
 
     for (int s = 0; s < steps; ++s) {
-      float const t = params.time(first_step + s);
-#pragma unroll
-      for (int j = 0; j < CX; ++j) {
-        int const lx = threadIdx.x + j * Tile::block_x;
-        int const top = (threadIdx.y * CY + 1) * pitch + lx + 1;  // the strip's first cell
-        float above = current[top - pitch];
-#pragma unroll
-        for (int i = 0; i < CY; ++i) {
-          int const p = top + i * pitch;
-          float const below = i + 1 < CY ? cur[i + 1][j] : current[p + pitch];
-          float const sum = current[p - 1] + current[p + 1] + above + below;
-          float const u = cur[i][j];
-          float const code = codes[p];
-          // Fixed cells to 0 without a branch; sources are set after the loop.
-          float const u_next =
-              updated_or_zero(code, stencil(code, kappa[i][j], prev[i][j], u, sum));
-          above = u;
-          prev[i][j] = u;
-          cur[i][j] = u_next;
-          next[p] = u_next;
-        }
-      }
-      if (has_sources) {
-        for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
-          int const p = (ly + 1) * pitch + lx + 1;
-          if (codes[p] < cell_code::fixed_zero) {
-            cur[i][j] = source_value(params.sources, codes[p], t);
-            next[p] = cur[i][j];
-          }
-        });
-      }
+      step_cells<Tile>(params, params.time(first_step + s), current, next, codes, own);
       __syncthreads();
       float* const written = next;
       next = current;
       current = written;
-      // Receivers (issue 11): the output tile's, from `current`, which the next sub-step
+      // Receivers: the output tile's, from `current`, which the next sub-step
       // only reads. Self-contained: carry this call to any fused kernel.
       record_tile_receivers(params.receivers, x0 + Tile::steps, y0 + Tile::steps, Tile::tile_x,
                             Tile::tile_y, first_step + s + 1, [&](int x, int y) {
                               return current[(y + Tile::steps + 1) * pitch + x + Tile::steps + 1];
                             });
     }
-
-    for_own_cells<Tile>([&](int i, int j, int lx, int ly) {
-      int const gx = x0 + lx;
-      int const gy = y0 + ly;
-      bool const in_tile = lx >= Tile::steps && lx < Tile::steps + Tile::tile_x &&
-                           ly >= Tile::steps && ly < Tile::steps + Tile::tile_y;
-      if (in_tile && gx < params.nx && gy < params.ny) {
-        std::int64_t const g = std::int64_t(gy) * params.pitch + gx;
-        out.previous[g] = prev[i][j];
-        out.current[g] = cur[i][j];
-      }
-    });
+    store_tile<Tile>(params, out, x0, y0, own);
     // The next tile row reuses the shared buffers.
     __syncthreads();
   }

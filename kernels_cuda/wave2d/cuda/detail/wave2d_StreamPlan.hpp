@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace wave2d::cuda::stream_detail {
+namespace wave2d::cuda::detail {
 
 // The most output rows a window has.
 inline constexpr int max_window_rows = 256;
@@ -27,7 +27,7 @@ inline std::int64_t window_cost(StreamLayout const& layout, StreamWindowKind kin
 template <class Shape>
 std::vector<std::uint32_t> segment_kinds(StreamLayout const& layout, int ny,
                                          std::vector<std::uint8_t> const& row_kinds) {
-  std::vector<std::uint32_t> kinds(std::size_t(layout.strips) * layout.segments);
+  std::vector<std::uint32_t> kinds(std::size_t(layout.total_segments()));
   for (int strip = 0; strip < layout.strips; ++strip) {
     std::uint8_t const* const rows = row_kinds.data() + std::size_t(strip) * ny;
     for (int segment = 0; segment < layout.segments; ++segment) {
@@ -116,6 +116,6 @@ std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
   return merged(low);
 }
 
-}  // namespace wave2d::cuda::stream_detail
+}  // namespace wave2d::cuda::detail
 
 #endif

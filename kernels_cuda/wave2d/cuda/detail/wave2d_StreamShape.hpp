@@ -10,27 +10,19 @@
 
 namespace wave2d::cuda {
 
-template <int FusedSteps, int BlocksPerSM = 3, int CellsX = 4, int UnrolledKinds = 1,
-          int CoalescedStores = 0, int StraightWalk = 0>
+// The defaults are the shipped shape (StreamRegistryShape); the tuning program
+// (bench/tuning) compiles others.
+template <int FusedSteps = stream_fused_steps, int BlocksPerSM = 4, int CellsX = 3,
+          int UnrolledKinds = 1>
 struct StreamShape {
   static constexpr int steps = FusedSteps;
   static constexpr int blocks_per_sm = BlocksPerSM;  // asked of the compiler
   static constexpr int cells_x = CellsX;             // adjacent columns per lane
   // The kinds of window (StreamWindowKind, in order: interior, damped, ...) whose walks
-  // take the rows where every level is needed three at a time (walk()): code three times
-  // as long, and beyond the interior kind more registers than 4 blocks/SM leave (spills).
+  // take the rows where every level is needed three at a time (Walk::run): code three
+  // times as long, and beyond the interior kind more registers than 4 blocks/SM leave
+  // (spills).
   static constexpr int unrolled_kinds = UnrolledKinds;
-  // Tuning options, off in the registry's shape (docs/cuda-kernels.md, fourteenth session):
-  // - coalesced stores: the new pair's row goes out through shared memory, each store a
-  //   warp's 128 contiguous bytes, instead of each lane storing its C columns (sectors
-  //   written in part, C times over): 37% fewer L2 write sectors on double-slit, 19 more
-  //   instructions a row;
-  // - straight walk: the unrolled kinds take every row three at a time, the first 2T too
-  //   and up to two past the last, instead of those row by row. The rows no later level
-  //   needs are computed and dropped: a few more updates for much less code, which is
-  //   what lets a second unrolled kind fit the instruction cache.
-  static constexpr bool coalesced_stores = CoalescedStores != 0;
-  static constexpr bool straight_walk = StraightWalk != 0;
   static constexpr int window_x = 32 * cells_x;
   static constexpr int tile_x = window_x - 2 * FusedSteps;  // columns a warp writes
   static constexpr int warps = 4;                           // per block
@@ -49,16 +41,15 @@ struct StreamShape {
     return "warp strips " + std::to_string(tile_x) + " of " + std::to_string(window_x) +
            " columns x segments of " + std::to_string(layout.rows) +
            (layout.rows == 1 ? " row" : " rows") + per_warp + ", T=" + std::to_string(steps) +
-           (BlocksPerSM != 3 ? ", " + std::to_string(BlocksPerSM) + " blocks/SM" : "") +
-           (CellsX != 4 ? ", " + std::to_string(CellsX) + " columns a lane" : "") +
-           (UnrolledKinds != 1 ? ", " + std::to_string(UnrolledKinds) + " kinds unrolled" : "") +
-           (CoalescedStores ? ", coalesced stores" : "") + (StraightWalk ? ", straight" : "");
+           ", " + std::to_string(BlocksPerSM) + " blocks/SM, " + std::to_string(CellsX) +
+           " columns a lane" +
+           (UnrolledKinds != 1 ? ", " + std::to_string(UnrolledKinds) + " kinds unrolled" : "");
   }
 };
 
 // The registry's shape. 3 columns a lane at 4 blocks/SM: 1% faster than 4 columns at 3 on
-// double-slit and 8192², 7% at 2048² (docs/cuda-kernels.md).
-using StreamRegistryShape = StreamShape<stream_fused_steps, 4, 3>;
+// double-slit and 8192², 7% at 2048² (docs/kernels/cuda-stream.md).
+using StreamRegistryShape = StreamShape<>;
 
 }  // namespace wave2d::cuda
 

@@ -1,9 +1,12 @@
-// Measures cuda-shmem tile shapes against cuda-naive on one scene, on the raw kernels:
-// how the tuned default in kernels_cuda/wave2d_Shmem.cu was chosen.
-//   wave2d_shmem_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
-//                       [--only REGEX] [--pitch-align A]
+// Measures the shapes of cuda-shmem and cuda-stream against cuda-naive on one scene, on
+// the raw kernels: how the shipped shapes (kernels_cuda/wave2d_Shmem.cu, wave2d_Stream.cu)
+// and cuda-stream's tuning table (wave2d_StreamTuning.hpp) were chosen.
+//   wave2d_cuda_tuning [--scene NAME] [--steps N] [--repetitions R] [--csv FILE]
+//                      [--only REGEX] [--pitch-align A] [--check]
 // NAME: a built-in scene, or point-source-N (the size sweep's scene on an N x N grid).
 // A: rows padded to a multiple of A cells (default 1: pitch = nx).
+// --check: every variant must give cuda-naive's bits; exits 1 if one does not, 77 where
+// no GPU is (the test suite's "skipped").
 #include <wave2d/core/wave2d_Coefficients.hpp>
 #include <wave2d/cuda/detail/wave2d_CudaCheck.cuh>
 #include <wave2d/cuda/detail/wave2d_ShmemKernel.cuh>
@@ -13,9 +16,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <random>
 #include <regex>
 #include <string>
 #include <utility>
@@ -47,9 +52,19 @@ struct Buffers {
   }
   KernelParams const& params() const { return coefficients.params(); }
   std::size_t bytes() const { return std::size_t(params().pitch) * params().ny * sizeof(float); }
-  void reset() {
+  // Zero fields, or (random) the same pseudo-random pair for every variant, which reaches
+  // every cell from the first step.
+  void reset(bool random) {
     for (float* p : {fields.previous, fields.current, scratch.previous, scratch.current}) {
       WAVE2D_CUDA_CHECK(cudaMemset(p, 0, bytes()));
+    }
+    if (!random) return;
+    std::mt19937 generator(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> host(bytes() / sizeof(float));
+    for (float* p : {fields.previous, fields.current}) {
+      for (auto& v : host) v = uniform(generator);
+      WAVE2D_CUDA_CHECK(cudaMemcpy(p, host.data(), bytes(), cudaMemcpyHostToDevice));
     }
   }
 };
@@ -73,9 +88,9 @@ Variant one_pass_variant(std::string name,
   return v;
 }
 
-template <int TX, int TY, int CX, int CY, int T, int Pad>
+template <int TX, int TY, int CX, int CY, int T>
 Variant shmem_variant() {
-  using Shape = ShmemShape<TX, TY, CX, CY, T, Pad>;
+  using Shape = ShmemShape<TX, TY, CX, CY, T>;
   Variant v;
   v.name = Shape::describe();
   v.run = [](Buffers& b, std::int64_t steps, cudaStream_t stream) {
@@ -120,11 +135,6 @@ Variant stream_shape_variant(KernelParams const& params, int rows = 0, double wi
   return v;
 }
 
-template <int T, int BlocksPerSM = 3, int CellsX = 4>
-Variant stream_variant(KernelParams const& params, int rows = 0) {
-  return stream_shape_variant<StreamShape<T, BlocksPerSM, CellsX>>(params, rows);
-}
-
 Scene scene_named(std::string const& name) {
   std::string const sweep = "point-source-";
   if (name.rfind(sweep, 0) == 0 && name.size() > sweep.size() &&
@@ -150,6 +160,69 @@ double relative_rmse(std::vector<float> const& a, std::vector<float> const& b) {
   return std::sqrt(sd / sa);
 }
 
+// The variants measured, cuda-naive first (the reference of the ratios and of --check):
+// the shipped shapes, and beside them what their choice was measured against.
+std::vector<Variant> tuning_variants(KernelParams const& params) {
+  std::vector<Variant> variants;
+  variants.push_back(one_pass_variant("cuda-naive (" + naive_configuration() + ")", advance_naive));
+  variants.push_back(
+      one_pass_variant("cuda-onepass (" + onepass_configuration() + ")", advance_onepass));
+  // cuda-shmem: the textbook configuration, the shipped 112 x 48, tiles of other sizes,
+  // cells a thread, fused steps.
+  variants.push_back(shmem_variant<32, 32, 2, 2, 8>());
+  variants.push_back(shmem_variant<112, 48, 1, 16, 8>());
+  variants.push_back(shmem_variant<48, 48, 1, 8, 8>());
+  variants.push_back(shmem_variant<112, 48, 1, 8, 8>());
+  variants.push_back(shmem_variant<116, 52, 1, 16, 6>());
+  variants.push_back(shmem_variant<108, 44, 1, 16, 10>());
+  variants.push_back(shmem_variant<112, 112, 1, 16, 8>());
+  variants.push_back(shmem_variant<240, 48, 2, 8, 8>());
+  // cuda-stream: the shipped shape and layout first.
+  variants.push_back(stream_shape_variant<StreamRegistryShape>(params));
+  // Other layouts of the shipped shape: fixed 24-row windows from the queue; segments of a
+  // row merged into windows of about equal cost, 1 to 3 a warp; merged segments of 4 and 8.
+  variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
+  for (double const per_warp : {1.0, 2.0, 3.0}) {
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 1, per_warp));
+  }
+  for (int const rows : {4, 8}) {
+    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, rows, 1.0));
+  }
+  // Window costs beside the table's (interior/damped/walled/general per row, rows added);
+  // walled costs damped + 120.
+  auto const costs = [](int damped, int general, int rows_added) {
+    return StreamWindowCosts{{185, damped, damped + 120, general}, rows_added};
+  };
+  for (int const rows_added : {8, 16}) {
+    for (int const damped : {280, 340}) {
+      for (int const general : {650, 850}) {
+        variants.push_back(stream_shape_variant<StreamRegistryShape>(
+            params, 0, 0.0, costs(damped, general, rows_added)));
+      }
+    }
+  }
+  // Other shapes: 4 columns a lane at 3 blocks/SM; 2 columns at 4; the damped walk
+  // unrolled too, at 3 blocks/SM; fewer fused steps.
+  variants.push_back(stream_shape_variant<StreamShape<8, 3, 4>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<8, 4, 2>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<6, 4, 3>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<4, 5, 4>>(params));
+  return variants;
+}
+
+// Whether two results hold the same bits in the grid's cells (not the rows' padding).
+bool same_bits(std::vector<float> const& a, std::vector<float> const& b,
+               KernelParams const& params) {
+  for (std::int64_t y = 0; y < params.ny; ++y) {
+    if (std::memcmp(a.data() + y * params.pitch, b.data() + y * params.pitch,
+                    std::size_t(params.nx) * sizeof(float)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,9 +231,16 @@ int main(int argc, char** argv) {
   int repetitions = 3;
   std::string csv, only;
   int pitch_align = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool check = false;
+  for (int i = 1; i < argc; i += 2) {
     std::string const arg = argv[i];
-    if (arg == "--scene")
+    if (arg == "--check") {
+      check = true;
+      --i;
+    } else if (i + 1 == argc) {
+      std::fprintf(stderr, "%s: a value is missing\n", arg.c_str());
+      return 2;
+    } else if (arg == "--scene")
       scene_name = argv[i + 1];
     else if (arg == "--steps")
       steps = std::stoll(argv[i + 1]);
@@ -177,6 +257,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (repetitions < 1) {
+    std::fprintf(stderr, "--repetitions: at least 1\n");
+    return 2;
+  }
   if (pitch_align < 1) {
     std::fprintf(stderr, "--pitch-align: a number of cells, at least 1\n");
     return 2;
@@ -185,7 +269,7 @@ int main(int argc, char** argv) {
     char const* reason = nullptr;
     if (!device_available(&reason)) {
       std::fprintf(stderr, "no CUDA device: %s\n", reason);
-      return 1;
+      return check ? 77 : 1;
     }
     Scene const scene = scene_named(scene_name);
     if (steps < 0) steps = scene.steps;
@@ -203,109 +287,7 @@ int main(int argc, char** argv) {
     WAVE2D_CUDA_CHECK(cudaEventCreate(&start));
     WAVE2D_CUDA_CHECK(cudaEventCreate(&stop));
 
-    std::vector<Variant> variants;
-    variants.push_back(
-        one_pass_variant("cuda-naive (" + naive_configuration() + ")", advance_naive));
-    variants.push_back(
-        one_pass_variant("cuda-onepass (" + onepass_configuration() + ")", advance_onepass));
-    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 0>());  // the seed chapter's shape
-    variants.push_back(shmem_variant<32, 32, 2, 2, 8, 1>());
-    variants.push_back(shmem_variant<48, 48, 1, 8, 8, 0>());
-    variants.push_back(shmem_variant<112, 48, 1, 8, 8, 0>());
-    variants.push_back(shmem_variant<112, 48, 1, 8, 8, 1>());
-    variants.push_back(shmem_variant<112, 48, 1, 16, 8, 0>());
-    variants.push_back(shmem_variant<112, 48, 1, 16, 8, 1>());
-    variants.push_back(shmem_variant<116, 52, 1, 16, 6, 0>());
-    variants.push_back(shmem_variant<108, 44, 1, 16, 10, 0>());
-    variants.push_back(shmem_variant<104, 40, 1, 16, 12, 0>());
-    variants.push_back(shmem_variant<116, 52, 1, 8, 6, 0>());
-    variants.push_back(shmem_variant<104, 40, 1, 8, 12, 0>());
-    variants.push_back(shmem_variant<112, 80, 1, 12, 8, 0>());
-    variants.push_back(shmem_variant<112, 112, 1, 16, 8, 0>());
-    variants.push_back(shmem_variant<108, 108, 1, 16, 10, 0>());
-    variants.push_back(shmem_variant<96, 96, 1, 16, 16, 0>());
-    variants.push_back(shmem_variant<240, 48, 2, 8, 8, 0>());
-    auto const& params = buffers.params();
-    variants.push_back(stream_variant<8>(params));
-    variants.push_back(
-        stream_variant<8>(params, 4));  // shorter segments: more windows on small grids
-    variants.push_back(stream_variant<8>(params, 8));
-    variants.push_back(stream_variant<8>(params, 12));
-    variants.push_back(stream_variant<8>(params, 20));
-    variants.push_back(stream_variant<8>(params, 28));
-    variants.push_back(stream_variant<8, 4>(params, 20));
-    variants.push_back(stream_variant<8, 4>(params, 24));
-    variants.push_back(stream_variant<8, 4>(params, 32));
-    variants.push_back(stream_variant<10>(params, 24));
-    variants.push_back(stream_variant<6, 4>(params, 24));
-    // Columns a lane: fewer make a smaller ring of registers and more warps per SM. The
-    // registry's shape first.
-    variants.push_back(stream_shape_variant<StreamRegistryShape>(params));
-    // Walks of more or fewer kinds taken three rows at a time (0: all row by row).
-    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 0>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 2>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<stream_fused_steps, 4, 3, 4>>(params));
-    // Segments merged into windows of about equal cost, against fixed 24-row windows.
-    variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
-    for (double const per_warp : {1.0, 1.5, 2.0, 3.0}) {
-      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 1, per_warp));
-    }
-    // Window costs other than the layout's (interior/damped/walled/general per row, rows
-    // added), with the layout's segments (one row where it merges them) and with merged
-    // segments of 2 rows. Walled costs damped + 120 unless given.
-    auto const costs = [](int damped, int general, int rows_added, int walled = 0) {
-      return StreamWindowCosts{{185, damped, walled > 0 ? walled : damped + 120, general},
-                               rows_added};
-    };
-    for (int const rows : {0, 2}) {
-      for (int const rows_added : {8, 12, 16, 24}) {
-        for (int const damped : {280, 310, 340}) {
-          for (int const general : {550, 650, 850}) {
-            variants.push_back(stream_shape_variant<StreamRegistryShape>(
-                params, rows, rows > 0 ? 1.0 : 0.0, costs(damped, general, rows_added)));
-          }
-        }
-      }
-    }
-    for (int const rows : {2, 4, 8, 12}) {
-      variants.push_back(stream_shape_variant<StreamRegistryShape>(params, rows, 1.0));
-    }
-    // Shapes beside the registry's, laid out as it is: fewer blocks an SM, which leaves
-    // registers to unroll the damped walk too, and fewer fused steps (less recomputed side
-    // and start per window, more launches).
-    variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 1>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<6, 4, 3, 1>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<6, 4, 3, 2>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<6, 5, 3, 1>>(params));
-    for (int const damped : {220, 250, 280}) {
-      variants.push_back(
-          stream_shape_variant<StreamShape<8, 3, 3, 2>>(params, 0, 0, costs(damped, 650, 16)));
-      variants.push_back(
-          stream_shape_variant<StreamShape<8, 4, 3, 2>>(params, 0, 0, costs(damped, 850, 8)));
-      variants.push_back(
-          stream_shape_variant<StreamShape<6, 4, 3, 2>>(params, 0, 0, costs(damped, 650, 12)));
-    }
-    // The new pair's rows stored through shared memory, each store a warp's contiguous bytes;
-    // straight walks (every row three at a time) with one, two or three kinds unrolled; both,
-    // with the damped kind unrolled, at costs near their best (185/280/400/850 +8:
-    // docs/results/h200/stream-straight-2026-12-02.txt).
-    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 1, 1>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 1, 0, 1>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2, 0, 1>>(params));
-    variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 3, 0, 1>>(params));
-    for (int const damped : {260, 280}) {
-      for (int const walled : {370, 400}) {
-        for (int const general : {850, 1000}) {
-          variants.push_back(stream_shape_variant<StreamShape<8, 4, 3, 2, 1, 1>>(
-              params, 0, 0, costs(damped, general, 8, walled)));
-        }
-      }
-    }
-    variants.push_back(stream_variant<8, 4, 2>(params));
-    variants.push_back(stream_variant<8, 6, 2>(params));
-    variants.push_back(stream_variant<8, 5, 2>(params, 48));
-    variants.push_back(stream_variant<4, 5, 4>(params));
+    std::vector<Variant> variants = tuning_variants(buffers.params());
     // --only REGEX (searched in the names) keeps the one-pass kernels (cuda-naive, the reference of
     // the ratios) and the matching ones.
     if (!only.empty()) {
@@ -320,6 +302,7 @@ int main(int argc, char** argv) {
 
     std::vector<float> naive_previous, naive_current;
     double naive_ms = 0;
+    bool failed = false;
     std::FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
     if (out)
       std::fprintf(out,
@@ -331,7 +314,7 @@ int main(int argc, char** argv) {
       std::vector<float> times;
       FieldPointers result{};
       for (int r = 0; r <= repetitions; ++r) {  // r == 0 warms up
-        buffers.reset();
+        buffers.reset(check);
         WAVE2D_CUDA_CHECK(cudaStreamSynchronize(stream));
         WAVE2D_CUDA_CHECK(cudaDeviceSynchronize());
         WAVE2D_CUDA_CHECK(cudaEventRecord(start, stream));
@@ -354,6 +337,11 @@ int main(int argc, char** argv) {
       double const gcells = double(scene.cells()) * double(steps) / (ms * 1e-3) / 1e9;
       double const e0 = relative_rmse(naive_previous, previous);
       double const e1 = relative_rmse(naive_current, current);
+      if (check && !(same_bits(naive_previous, previous, buffers.params()) &&
+                     same_bits(naive_current, current, buffers.params()))) {
+        std::printf("%s: not cuda-naive's bits\n", v.name.c_str());
+        failed = true;
+      }
       std::printf("%-55s %9.2f %9.1f %7.2f %10.2e %10.2e %5d %5zu\n", v.name.c_str(), ms, gcells,
                   naive_ms / ms, e0, e1, v.attributes.numRegs, v.attributes.localSizeBytes);
       if (out) {
@@ -363,6 +351,11 @@ int main(int argc, char** argv) {
     }
     if (out) std::fclose(out);
     WAVE2D_CUDA_CHECK(cudaStreamDestroy(stream));
+    if (check) {
+      std::printf(failed ? "some variants differ from cuda-naive\n"
+                         : "every variant gives cuda-naive's bits\n");
+      return failed ? 1 : 0;
+    }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

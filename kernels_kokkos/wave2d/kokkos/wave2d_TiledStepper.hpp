@@ -85,11 +85,11 @@ struct TiledShape {
 // L2 (1 MiB and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of
 // 288 cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
 // halves the loads and write-backs of T = 8, whose time showed more than its
-// instructions (docs/results/cpu/portable-vs-hand-tuned.md). Devices: codes, T = 6, 64
+// instructions (docs/kernels/kokkos-tiled.md). Devices: codes, T = 6, 64
 // cells wide (two columns a lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB)
 // with uniform κ, 64x44 (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB
 // Kokkos allows a team, the fastest measured on the H200 for each kind
-// (docs/results/h200/tiled-walk-2026-12-01.txt). T is the same for both: a backend
+// (docs/results/h200/kokkos-tiled.txt). T is the same for both: a backend
 // declares one fused depth.
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(bool per_cell_kappa) {

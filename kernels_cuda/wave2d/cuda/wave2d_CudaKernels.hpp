@@ -91,8 +91,9 @@ struct StreamPlanLayout {
 
   static constexpr std::int64_t counters = 0;
   static constexpr std::int64_t entries = 2;
-  WAVE2D_HOST_DEVICE std::int64_t receiver_offsets() const { return entries + 2 * segments; }
-  WAVE2D_HOST_DEVICE std::int64_t receiver_ids() const { return receiver_offsets() + segments + 1; }
+  WAVE2D_HOST_DEVICE std::int64_t receiver_offsets() const { return 2 + 2 * segments; }
+  // After the segments + 1 offsets.
+  WAVE2D_HOST_DEVICE std::int64_t receiver_ids() const { return 3 + 3 * segments; }
   WAVE2D_HOST_DEVICE std::int64_t size() const { return receiver_ids() + receivers; }
 };
 

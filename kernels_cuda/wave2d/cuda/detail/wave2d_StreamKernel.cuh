@@ -138,7 +138,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
   using Ring = CoefficientRing<Shape>;
   extern __shared__ float2 folded[];  // Ring::shared_bytes
   Ring const ring{folded + int(threadIdx.x) / 32 * Ring::cells};
-  auto const total_segments = std::uint32_t(layout.total_segments());
+  // In 32 bits: the plan holds at most window_index_mask segments.
+  std::uint32_t const total_segments = std::uint32_t(layout.strips) * layout.segments;
   PlanParts const parts = plan_parts(plan, total_segments);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched programmatically (advance_stream_of), the next launch's blocks may take an SM
@@ -163,16 +164,15 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
     switch (K(entry >> window_kind_shift)) {
       case K::interior:
         if constexpr (UniformKappa) {
-          Walk<Shape, K::interior, UniformKappa, false>(params, in, out, first_step, w, {}, ring)
-              .run();
+          walk<Shape, K::interior, UniformKappa, false>(params, in, out, first_step, w, {}, ring);
           break;
         }
         [[fallthrough]];
       case K::damped:
-        Walk<Shape, K::damped, UniformKappa, false>(params, in, out, first_step, w, {}, ring).run();
+        walk<Shape, K::damped, UniformKappa, false>(params, in, out, first_step, w, {}, ring);
         break;
       case K::walled:
-        Walk<Shape, K::walled, UniformKappa, false>(params, in, out, first_step, w, {}, ring).run();
+        walk<Shape, K::walled, UniformKappa, false>(params, in, out, first_step, w, {}, ring);
         break;
       default: {
         WindowReceivers receivers;
@@ -180,9 +180,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::blocks_per_sm)
           receivers = {parts.receiver_ids, int(parts.receiver_offsets[index]),
                        int(parts.receiver_offsets[index + count])};
         }
-        Walk<Shape, K::general, UniformKappa, Recording>(params, in, out, first_step, w, receivers,
-                                                         ring)
-            .run();
+        walk<Shape, K::general, UniformKappa, Recording>(params, in, out, first_step, w, receivers,
+                                                         ring);
       }
     }
   }

@@ -151,11 +151,15 @@ std::vector<float> download(float const* p, KernelParams const& params) {
   return host;
 }
 
-double relative_rmse(std::vector<float> const& a, std::vector<float> const& b) {
+// Over the grid's cells (not the rows' padding).
+double relative_rmse(std::vector<float> const& a, std::vector<float> const& b,
+                     KernelParams const& params) {
   double sa = 0, sd = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sa += double(a[i]) * a[i];
-    sd += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  for (std::int64_t y = 0; y < params.ny; ++y) {
+    for (std::int64_t i = y * params.pitch; i < y * params.pitch + params.nx; ++i) {
+      sa += double(a[i]) * a[i];
+      sd += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    }
   }
   return std::sqrt(sd / sa);
 }
@@ -335,8 +339,8 @@ int main(int argc, char** argv) {
         naive_ms = ms;
       }
       double const gcells = double(scene.cells()) * double(steps) / (ms * 1e-3) / 1e9;
-      double const e0 = relative_rmse(naive_previous, previous);
-      double const e1 = relative_rmse(naive_current, current);
+      double const e0 = relative_rmse(naive_previous, previous, buffers.params());
+      double const e1 = relative_rmse(naive_current, current, buffers.params());
       if (check && !(same_bits(naive_previous, previous, buffers.params()) &&
                      same_bits(naive_current, current, buffers.params()))) {
         std::printf("%s: not cuda-naive's bits\n", v.name.c_str());

@@ -44,7 +44,7 @@ fi
 if has tune; then
   stage tune
   "$build/bench/tuning/wave2d_cuda_tuning" --scene double-slit --repetitions 3 \
-    --csv "$out/shmem-tuning.csv" 2>&1 | tee "$out/shmem-tuning.log" || status=1
+    --csv "$out/cuda-tuning.csv" 2>&1 | tee "$out/cuda-tuning.log" || status=1
 fi
 if has cli; then
   stage cli

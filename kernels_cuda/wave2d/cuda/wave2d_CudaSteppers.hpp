@@ -64,7 +64,7 @@ class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
                Receivers const& receivers) override {
     Kokkos::Profiling::ScopedRegion region("wave2d::cuda-shmem::advance");
-    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
+    wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
     KernelParams params = coefficients_.params();
     params.receivers = receivers;
     auto const result =
@@ -92,7 +92,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   StreamStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients)
       : coefficients_(std::move(coefficients)),
         layout_(stream_layout(coefficients_.params(), space.cuda_device())),
-        plan_(Details::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
+        plan_(wave2d::detail::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
             space, "wave2d::cuda-stream::plan",
             stream_plan_size(layout_, coefficients_.params().receivers.count))) {
     plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
@@ -129,7 +129,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   // On the fields, and the scratch pair of their shape.
   void advance_in_place(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                         std::int64_t n_steps, KernelParams const& params) {
-    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
+    wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
     auto const result = advance_stream(params, layout_, plan_.data(),
                                        {fields.previous.data(), fields.current.data()},
                                        {scratch_.previous.data(), scratch_.current.data()},
@@ -150,7 +150,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
       scratch_ = {};  // freed first: the padded fields replace it
       // Zeroed, so that nothing in the padding is undefined, by the copy engine (no kernel).
       auto const rows = [&](std::string const& label) {
-        auto view = Details::allocate<Field<MemorySpace>>(space, label, ny, pitch);
+        auto view = wave2d::detail::allocate<Field<MemorySpace>>(space, label, ny, pitch);
         WAVE2D_CUDA_CHECK(cudaMemsetAsync(view.data(), 0, view.span() * sizeof(float), stream));
         return view;
       };

@@ -34,7 +34,7 @@ struct MDRangeTiling {
 #else
   static constexpr bool is_cuda = false;
 #endif
-  static constexpr bool on_host = Details::runs_on_host<ExecutionSpace>;
+  static constexpr bool on_host = wave2d::detail::runs_on_host<ExecutionSpace>;
   using order = std::conditional_t<is_cuda, XY, YX>;
   // CUDA: a block of 32 x 8 threads. Host: tiles of 16 rows by up to 4096 cells, whole
   // rows of most grids: OpenMP deals tiles out one at a time (schedule(static, 1)), and

@@ -43,10 +43,10 @@ class Coefficients {
   template <class View, class ExecutionSpace, class T, class... Extents>
   static View upload(ExecutionSpace const& space, std::string const& label,
                      std::vector<T> const& host, Extents... extents) {
-    auto view = Details::allocate<View>(space, label, extents...);
+    auto view = detail::allocate<View>(space, label, extents...);
     using HostView = Kokkos::View<typename View::const_data_type, typename View::array_layout,
                                   Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    Details::copy(space, view, HostView(host.data(), extents...), label);
+    detail::copy(space, view, HostView(host.data(), extents...), label);
     return view;
   }
 

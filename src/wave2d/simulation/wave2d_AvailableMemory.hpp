@@ -30,7 +30,7 @@ std::optional<double> available_bytes(ExecutionSpace const&) {
   }
 #endif
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    return Details::host_available_bytes();
+    return detail::host_available_bytes();
   }
   return std::nullopt;
 }

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace wave2d::Details {
+namespace wave2d::detail {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::string read_input_file(std::filesystem::path const& path, std::string_view 
   return bytes;
 }
 
-}  // namespace wave2d::Details
+}  // namespace wave2d::detail

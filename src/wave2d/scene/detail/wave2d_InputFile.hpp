@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace wave2d::Details {
+namespace wave2d::detail {
 
 // MemAvailable of /proc/meminfo, in bytes; empty where it cannot be read.
 std::optional<double> host_available_bytes();
@@ -27,6 +27,6 @@ void check_host_memory(std::filesystem::path const& path, std::string_view what,
 std::string read_input_file(std::filesystem::path const& path, std::string_view kind,
                             std::uint64_t max_bytes);
 
-}  // namespace wave2d::Details
+}  // namespace wave2d::detail
 
 #endif

@@ -4,7 +4,7 @@
 #define WAVE2D_CLI_MEMORY_HPP
 
 #include <cli/wave2d_Commands.hpp>
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 

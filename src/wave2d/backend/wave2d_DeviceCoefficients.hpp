@@ -6,6 +6,7 @@
 #include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 

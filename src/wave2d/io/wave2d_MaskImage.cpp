@@ -1,6 +1,7 @@
 #include <wave2d/io/wave2d_MaskImage.hpp>
 
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
 

@@ -5,7 +5,7 @@
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 
 #include <wave2d/io/wave2d_MaskImage.hpp>
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 // toml++ 3.3 asserts on some malformed keys ("[#", found by tests/fuzz) that it then

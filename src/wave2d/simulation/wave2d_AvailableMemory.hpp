@@ -3,7 +3,7 @@
 #ifndef WAVE2D_AVAILABLE_MEMORY_HPP
 #define WAVE2D_AVAILABLE_MEMORY_HPP
 
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)

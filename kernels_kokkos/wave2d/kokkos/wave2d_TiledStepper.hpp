@@ -434,7 +434,9 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   // The shape is a parameter so that tests and benches can try others.
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
                TiledShape shape)
-      : coefficients_(std::move(coefficients)), shape_(shape) {
+      : Stepper<ExecutionSpace, MemorySpace>("kokkos-tiled"),
+        coefficients_(std::move(coefficients)),
+        shape_(shape) {
     KernelParams const& params = coefficients_.params();
     // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only
     // after taking one of the instance's scratch pools, and a failed launch never gives
@@ -461,13 +463,19 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    if (n_steps <= 0) return;
-    Kokkos::Profiling::ScopedRegion region("wave2d::kokkos-tiled::advance");
+  std::string configuration() const override {
+    std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
+    }
+    return shape;
+  }
+
+ private:
+  void run_steps(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
     wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
+    KernelParams const params = coefficients_.params(receivers);
     bool const uniform = params.uniform_kappa();
     if (shape_.folded) {
       uniform ? run<true, true>(space, params, fields, n_steps)
@@ -478,15 +486,6 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  std::string configuration() const override {
-    std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
-    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
-      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
-    }
-    return shape;
-  }
-
- private:
   template <bool UniformKappa, bool Folded>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {

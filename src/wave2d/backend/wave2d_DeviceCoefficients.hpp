@@ -38,6 +38,12 @@ class Coefficients {
   }
 
   KernelParams const& params() const { return params_; }
+  // The parameters of a run that records `receivers`.
+  KernelParams params(Receivers const& receivers) const {
+    KernelParams params = params_;
+    params.receivers = receivers;
+    return params;
+  }
   Window const& window() const { return window_; }
 
  private:

@@ -74,7 +74,7 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
 #if defined(WAVE2D_HAVE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive",
-                    "hand-written CUDA, one thread per cell, one launch per step (the chapter's)",
+                    "hand-written CUDA, one thread per cell, one launch per step (the textbook's)",
                     [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::StepPerLaunchStepper<MemorySpace>>(
                           c, "cuda-naive", cuda::advance_naive, cuda::naive_configuration());
@@ -100,7 +100,7 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                     },
                     false, cuda::stream_fused_steps});
     list.push_back({"cuda-shmem-32x32",
-                    "cuda-shmem in the seed chapter's configuration: 32x32 tiles, 2x2 cells/thread",
+                    "cuda-shmem in the textbook configuration: 32x32 tiles, 2x2 cells/thread",
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::ShmemStepper<MemorySpace>>(
                           space, c, cuda::ShmemTile::tile_32x32);

@@ -41,7 +41,7 @@ namespace {
 
 using Counters = std::vector<std::pair<std::string, benchmark::Counter>>;
 
-using Details::runs_on_host;
+using wave2d::detail::runs_on_host;
 
 constexpr std::int64_t mib = std::int64_t(1) << 20;
 constexpr double gib = double(std::int64_t(1) << 30);

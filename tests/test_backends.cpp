@@ -44,7 +44,7 @@ TEST_P(BackendTest, OddAndNonSquareGrids) {
 }
 
 TEST_P(BackendTest, GridsOfManyTiles) {
-  // Enough tiles for cuda-shmem's tuned shape on any GPU (small grids take the seed's).
+  // Enough tiles for cuda-shmem's tuned shape on any GPU (small grids take the textbook's).
   Scene const scene = busy_scene(1201, 677, 77);
   check(scene, random_pair(scene, 78), 2, 27, "1201 x 677, 27 steps");
 }

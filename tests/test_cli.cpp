@@ -395,7 +395,7 @@ TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
     Npy const npy = parse_npy(bytes);
     EXPECT_EQ(npy.header.find("{'descr': '<f4', 'fortran_order': False, 'shape': (51, 4), }"), 0u)
         << npy.header;
-#if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
+#if defined(WAVE2D_HAVE_CUDA_BACKENDS)
     // The program runs on the GPU: contracted multiply-adds round differently.
     ASSERT_EQ(npy.data.size(), expected.size());
     double error = 0, norm = 0;

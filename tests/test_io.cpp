@@ -1,4 +1,4 @@
-// Output files: the .npy layout NumPy reads, the seed lab's colour map, valid PNGs,
+// Output files: the .npy layout NumPy reads, the textbook's colour map, valid PNGs,
 // and files that are complete or not there at all.
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/wave2d_Config.hpp>
@@ -53,7 +53,7 @@ TEST(Npy, RefusesFieldsOfTheWrongSize) {
   EXPECT_TRUE(directory.contents().empty());
 }
 
-TEST(RenderField, UsesTheSeedLabsColourMap) {
+TEST(RenderField, UsesTheTextbooksColourMap) {
   float const nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> const u = {0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 7.0f, -7.0f, 0.25f, nan};
   std::vector<std::uint8_t> walls(u.size(), 0);
@@ -63,7 +63,7 @@ TEST(RenderField, UsesTheSeedLabsColourMap) {
   EXPECT_EQ(pixel(rgb, 0), (Rgb{255, 255, 255}));  // white at 0
   EXPECT_EQ(pixel(rgb, 1), (Rgb{255, 0, 0}));
   EXPECT_EQ(pixel(rgb, 2), (Rgb{0, 0, 255}));
-  EXPECT_EQ(pixel(rgb, 3), (Rgb{255, 127, 127}));  // 255 - 127.5, truncated as the lab does
+  EXPECT_EQ(pixel(rgb, 3), (Rgb{255, 127, 127}));  // 255 - 127.5, truncated as the textbook does
   EXPECT_EQ(pixel(rgb, 4), (Rgb{127, 127, 255}));
   EXPECT_EQ(pixel(rgb, 5), (Rgb{255, 0, 0}));  // saturated
   EXPECT_EQ(pixel(rgb, 6), (Rgb{0, 0, 255}));

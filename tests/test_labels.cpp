@@ -116,6 +116,14 @@ TEST_P(LabelTest, KernelsAllocationsAndRegionsAreLabelledAndKernelsRunOnTheGiven
   if (param.backend == "kokkos-mdrange") {
     EXPECT_GE(kernels, 14u) << "one kernel per step";
   }
+  // Every stepper's advance() is the region wave2d::<backend>::advance (cuda-shmem-32x32
+  // is cuda-shmem's stepper).
+  std::string const stepper = param.backend == "cuda-shmem-32x32" ? "cuda-shmem" : param.backend;
+  std::size_t advances = 0;
+  for (auto const& event : recording.events) {
+    advances += event.kind == "region" && event.label == "wave2d::" + stepper + "::advance";
+  }
+  EXPECT_EQ(advances, 2u) << "regions wave2d::" << stepper << "::advance, one per advance()";
 }
 
 TEST_P(LabelTest, FencesAreLabelledAndOnTheGivenInstance) {

@@ -199,7 +199,7 @@ dt = 0.3
 t0 = 0.5
 t_end = 1.9
 )");
-  EXPECT_EQ(load_scene_file(file).steps, 4);  // 1.4 / 0.3 = 4.67, truncated as in the lab
+  EXPECT_EQ(load_scene_file(file).steps, 4);  // 1.4 / 0.3 = 4.67, truncated as the textbook does
 }
 
 TEST(SceneFile, InlineArraysAndDottedKeysAreTheSameKeys) {

@@ -158,7 +158,7 @@ TEST_P(TiledTest, PlainWindowsBesideCodedOnes) {
 TEST_P(TiledTest, TeamsOfSeveralThreads) {
   auto shape = default_shape();
   with_space(GetParam(), [&]<class ExecutionSpace>() {
-    if constexpr (Details::runs_on_host<ExecutionSpace>) {
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
       shape.team_size = std::min(4, ExecutionSpace().concurrency());
     }
   });
@@ -186,7 +186,7 @@ TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
   auto const initial = random_pair(scene, 62);
   with_space(GetParam(), [&]<class ExecutionSpace>() {
     ExecutionSpace const space;
-    auto const limit = Details::team_scratch_limit(space, large.team_size);
+    auto const limit = wave2d::detail::team_scratch_limit(space, large.team_size);
     if (limit) {
       ASSERT_GT(large.scratch_bytes(false), *limit) << "the test's window fits this device";
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
@@ -217,7 +217,7 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
     for (bool const per_cell_kappa : {false, true}) {
       auto const shape = kokkos::tiled_shape_for<ExecutionSpace>(per_cell_kappa);
       EXPECT_EQ(shape.steps, kokkos::tiled_shape_for<ExecutionSpace>(false).steps);
-      if (auto const limit = Details::team_scratch_limit(space, shape.team_size)) {
+      if (auto const limit = wave2d::detail::team_scratch_limit(space, shape.team_size)) {
         EXPECT_LE(shape.scratch_bytes(per_cell_kappa), *limit) << shape.describe(per_cell_kappa);
       }
     }

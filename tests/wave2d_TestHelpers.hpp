@@ -217,8 +217,8 @@ inline std::vector<BackendCase> all_backend_cases() {
   return cases;
 }
 
-// Bars of the issues: CPU backends compute the reference's float expression exactly
-// in order; GPU compilers contract to FMA.
+// The tolerances against the reference: CPU backends compute the reference's float
+// expression exactly in order; GPU compilers contract to FMA.
 inline double tolerance_for(std::string const& space) { return space == "Cuda" ? 1e-5 : 1e-6; }
 
 }  // namespace wave2d::test

@@ -1,5 +1,5 @@
 // Load latency of L1, L2 and device memory by pointer chasing, a latency-versus-working-set sweep,
-// and the seed chapter's single-load timing beside it (docs/memory-hierarchy.md).
+// and the textbook's single-load timing beside it (docs/memory-hierarchy.md).
 //
 // One thread follows a chain of pointers laid in a random cyclic order over a working set, one node
 // per 128-byte line. Each load's address is the value of the load before it, so no two loads
@@ -115,7 +115,7 @@ class Chain {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The seed chapter's method, in our own words: one load between two clock reads. A load does not
+// The textbook's method, in our own words: one load between two clock reads. A load does not
 // stall the thread that issues it; only an instruction that reads its result does. So with nothing
 // reading the value, the second clock read follows the load by a few cycles whatever the level
 // (issue time). The "value consumed" variant puts an instruction that reads the value before each
@@ -153,7 +153,7 @@ __global__ void single_load(std::uint32_t const* const* pointers, long long* cyc
       consume(static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(timed_p)));
   std::uint32_t warm = 0;
   if constexpr (Kind != SingleLoad::cv_cold) {
-    warm = single<Kind>(warm_p);  // the seed's warm-up load
+    warm = single<Kind>(warm_p);  // the textbook's warm-up load
     if constexpr (Consume) warm = consume(warm);
   }
   long long const t0 = clock_cycles();
@@ -169,7 +169,7 @@ __global__ void single_load(std::uint32_t const* const* pointers, long long* cyc
 struct SingleLoadCase {
   SingleLoad kind;
   char const* name;
-  char const* seed_kernel;
+  char const* textbook_kernel;
   int chase_level;  // the pointer-chase level to read it against: 0 L1, 1 L2, 2 DRAM
 };
 
@@ -179,7 +179,7 @@ constexpr SingleLoadCase single_load_cases[] = {
     {SingleLoad::ca_warm, "ld.global.ca, after a warm-up load", "l1_mem_latency", 0},
     {SingleLoad::cg_warm, "ld.global.cg, after a warm-up load", "l2_mem_latency", 1},
     {SingleLoad::cv_cold, "ld.global.cv, cold (L2 flushed first)", "global_mem_latency", 2},
-    {SingleLoad::cv_warm, "ld.global.cv, after a warm-up load", "(not in the seed)", 1},
+    {SingleLoad::cv_warm, "ld.global.cv, after a warm-up load", "(not in the textbook)", 1},
 };
 
 template <SingleLoad Kind>
@@ -340,7 +340,7 @@ void run(Bench& bench) {
   chase_json.set("sweep", std::move(sweep_json));
   bench.result("pointer_chase", std::move(chase_json));
 
-  // The seed's single-load kernels: both pointers lead to data[0].
+  // The textbook's single-load kernels: both pointers lead to data[0].
   DeviceBuffer<std::uint32_t> data(1024);
   std::uint32_t const value = 42;
   WAVE2D_CUDA_CHECK(cudaMemset(data.get(), 0, 1024 * sizeof(std::uint32_t)));
@@ -358,15 +358,15 @@ void run(Bench& bench) {
                                          cudaFuncAttributePreferredSharedMemoryCarveout,
                                          cudaSharedmemCarveoutMaxL1));
 
-  std::printf("\nThe seed's method: one load between two clock64 reads (median of %d)\n",
+  std::printf("\nThe textbook's method: one load between two clock64 reads (median of %d)\n",
               single_reps);
-  std::printf("%-40s %-20s %12s %12s %14s\n", "load", "seed kernel", "issue only", "value used",
+  std::printf("%-40s %-20s %12s %12s %14s\n", "load", "textbook kernel", "issue only", "value used",
               "chase (level)");
   Json single_json = Json::array();
   for (SingleLoadCase const& c : single_load_cases) {
     Json row = Json::object();
     row.set("load", c.name);
-    row.set("seed_kernel", c.seed_kernel);
+    row.set("textbook_kernel", c.textbook_kernel);
     double med[2] = {};
     for (bool consume_value : {false, true}) {
       std::vector<double> samples;
@@ -397,15 +397,15 @@ void run(Bench& bench) {
     double const chase_cycles = level_cycles[c.chase_level];
     row.set("compare_with_chase_level", level_names[c.chase_level]);
     row.set("chase_cycles", chase_cycles);
-    std::printf("%-40s %-20s %12.0f %12.0f %9.0f %-4s\n", c.name, c.seed_kernel, med[0], med[1],
+    std::printf("%-40s %-20s %12.0f %12.0f %9.0f %-4s\n", c.name, c.textbook_kernel, med[0], med[1],
                 chase_cycles, level_names[c.chase_level]);
     single_json.push(std::move(row));
   }
   std::printf(
-      "'issue only' is the seed's measurement (its 6/6/475 cycles): the second clock read "
+      "'issue only' is the textbook's measurement (its 6/6/475 cycles): the second clock read "
       "does not wait for the load.\n'value used' waits for the data; it includes a few "
       "cycles for the consuming instruction and the clock read.\n");
-  bench.result("seed_single_load", std::move(single_json));
+  bench.result("textbook_single_load", std::move(single_json));
 }
 
 }  // namespace

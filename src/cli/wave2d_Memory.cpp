@@ -23,11 +23,11 @@ void check_host_memory(std::int32_t nx, std::int32_t ny) {
                                  ? floats_per_cell(true)
                                  : 6.0;
   double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
-  std::optional<double> const available = Details::host_available_bytes();
+  std::optional<double> const available = wave2d::detail::host_available_bytes();
   if (available && needed > *available) {
     throw InputError("the " + std::to_string(nx) + " x " + std::to_string(ny) +
-                     " grid needs about " + Details::human_bytes(needed) +
-                     " of memory, more than the " + Details::human_bytes(*available) +
+                     " grid needs about " + wave2d::detail::human_bytes(needed) +
+                     " of memory, more than the " + wave2d::detail::human_bytes(*available) +
                      " available to the host");
   }
 }

@@ -4,7 +4,7 @@
 #define WAVE2D_CLI_MEMORY_HPP
 
 #include <cli/wave2d_Commands.hpp>
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 
@@ -33,8 +33,8 @@ void check_memory(ExecutionSpace const& space, Scene const& scene) {
   double const needed = estimated_bytes(scene);
   if (available && needed > *available) {
     throw InputError("the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
-                     " grid needs about " + Details::human_bytes(needed) +
-                     " of memory, more than the " + Details::human_bytes(*available) +
+                     " grid needs about " + wave2d::detail::human_bytes(needed) +
+                     " of memory, more than the " + wave2d::detail::human_bytes(*available) +
                      " available to " + ExecutionSpace::name());
   }
 }

@@ -15,8 +15,8 @@ namespace wave2d::cli {
 namespace {
 
 // Kokkos for the length of a command.
-struct KokkosSession {
-  explicit KokkosSession(std::vector<char*> arguments) : arguments_(std::move(arguments)) {
+struct KokkosScope {
+  explicit KokkosScope(std::vector<char*> arguments) : arguments_(std::move(arguments)) {
     int argc = int(arguments_.size());
     arguments_.push_back(nullptr);
     guard_.emplace(argc, arguments_.data());
@@ -36,7 +36,7 @@ Scene checked_scene(std::string const& name) {
 void list_backends_for(std::ostream& out, std::string const& scene_name,
                        std::vector<char*> kokkos_arguments) {
   Scene const scene = checked_scene(scene_name);
-  KokkosSession const kokkos(std::move(kokkos_arguments));
+  KokkosScope const kokkos(std::move(kokkos_arguments));
   for_each_space([&]<class ExecutionSpace>() {
     ExecutionSpace const space;
     check_memory(space, scene);
@@ -51,7 +51,7 @@ void plan_command(std::string const& scene_name, std::string const& space_option
                   std::vector<char*> kokkos_arguments) {
   Scene const scene = checked_scene(scene_name);
   on_space(space_option, auto_backend, []<class ExecutionSpace>() {});  // an InputError now
-  KokkosSession const kokkos(std::move(kokkos_arguments));
+  KokkosScope const kokkos(std::move(kokkos_arguments));
   on_space(space_option, auto_backend, [&]<class ExecutionSpace>() {
     ExecutionSpace const space;
     check_memory(space, scene);

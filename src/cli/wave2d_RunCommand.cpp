@@ -99,18 +99,6 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
   }
 }
 
-template <class ExecutionSpace, class Field>
-std::vector<float> to_host(ExecutionSpace const& space, Field const& field) {
-  std::vector<float> host(field.size());
-  Kokkos::deep_copy(space,
-                    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        host.data(), field.extent(0), field.extent(1)),
-                    field);
-  wave2d::fence(space, "wave2d::cli::to_host");
-  return host;
-}
-
 void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
   create_parent_directories(path);
   write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);

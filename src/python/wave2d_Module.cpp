@@ -254,12 +254,12 @@ class SimulationOn final : public AnySimulation {
     data.step = simulation.steps_done();
     data.scene_hash = scene_hash(simulation.scene());
     data.numerics = numerics();
-    data.previous = to_host(simulation.previous());
-    data.current = to_host(simulation.current());
+    data.previous = wave2d::to_host(space_, simulation.previous());
+    data.current = wave2d::to_host(space_, simulation.current());
     data.receivers = std::uint32_t(simulation.scene().receivers.size());
     data.receivers_hash = receivers_hash(simulation.scene());
     data.trace_first_step = simulation.receivers_first_step();
-    data.trace = to_host(simulation.receivers());
+    data.trace = wave2d::to_host(space_, simulation.receivers());
     wave2d::write_checkpoint(path, data);
   }
   void resume(fs::path const& path) override {
@@ -294,18 +294,6 @@ class SimulationOn final : public AnySimulation {
     simulation.set_state(space_, Host(previous, window.local_ny(), window.local_nx()),
                          Host(current, window.local_ny(), window.local_nx()), step);
     wave2d::fence(space_, "wave2d::python::set_state");  // the host buffers go after it
-  }
-
-  template <class Field>
-  std::vector<float> to_host(Field const& field) {
-    std::vector<float> host(field.size());
-    Kokkos::deep_copy(space_,
-                      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          host.data(), field.extent(0), field.extent(1)),
-                      field);
-    wave2d::fence(space_, "wave2d::python::to_host");
-    return host;
   }
 
   ExecutionSpace space_;

@@ -27,27 +27,24 @@ class StepPerLaunchStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   // name: the backend's, for the profiling region.
   StepPerLaunchStepper(Coefficients<MemorySpace> coefficients, std::string const& name,
                        Advance advance, std::string configuration)
-      : coefficients_(std::move(coefficients)),
-        region_("wave2d::" + name + "::advance"),
+      : Stepper<Kokkos::Cuda, MemorySpace>(name),
+        coefficients_(std::move(coefficients)),
         advance_(advance),
         configuration_(std::move(configuration)) {}
-
-  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    Kokkos::Profiling::ScopedRegion region(region_);
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
-    auto const result = advance_(params, {fields.previous.data(), fields.current.data()},
-                                 fields.step, n_steps, space.cuda_stream());
-    if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
-    fields.step += n_steps;
-  }
 
   std::string configuration() const override { return configuration_; }
 
  private:
+  void run_steps(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
+    auto const result =
+        advance_(coefficients_.params(receivers), {fields.previous.data(), fields.current.data()},
+                 fields.step, n_steps, space.cuda_stream());
+    if (result.previous != fields.previous.data()) std::swap(fields.previous, fields.current);
+    fields.step += n_steps;
+  }
+
   Coefficients<MemorySpace> coefficients_;
-  std::string region_;
   Advance advance_;
   std::string configuration_;
 };
@@ -58,19 +55,20 @@ class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   // The tile: `tile` if given, else the one shmem_tile_for picks for this grid.
   ShmemStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients,
                std::optional<ShmemTile> tile)
-      : coefficients_(std::move(coefficients)),
+      : Stepper<Kokkos::Cuda, MemorySpace>("cuda-shmem"),
+        coefficients_(std::move(coefficients)),
         tile_(tile ? *tile : shmem_tile_for(coefficients_.params(), space.cuda_device())) {}
 
-  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-shmem::advance");
-    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
-    auto const result =
-        advance_shmem(tile_, params, {fields.previous.data(), fields.current.data()},
-                      {scratch_.previous.data(), scratch_.current.data()}, fields.step, n_steps,
-                      space.cuda_stream());
+  std::string configuration() const override { return describe(tile_); }
+
+ private:
+  void run_steps(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
+    wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::cuda-shmem::scratch");
+    auto const result = advance_shmem(tile_, coefficients_.params(receivers),
+                                      {fields.previous.data(), fields.current.data()},
+                                      {scratch_.previous.data(), scratch_.current.data()},
+                                      fields.step, n_steps, space.cuda_stream());
     if (result.previous == scratch_.previous.data()) {
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);
@@ -78,9 +76,6 @@ class ShmemStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
     fields.step += n_steps;
   }
 
-  std::string configuration() const override { return describe(tile_); }
-
- private:
   Coefficients<MemorySpace> coefficients_;
   ShmemTile tile_;
   FieldPair<MemorySpace> scratch_;
@@ -90,26 +85,13 @@ template <class MemorySpace>
 class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
  public:
   StreamStepper(Kokkos::Cuda const& space, Coefficients<MemorySpace> coefficients)
-      : coefficients_(std::move(coefficients)),
+      : Stepper<Kokkos::Cuda, MemorySpace>("cuda-stream"),
+        coefficients_(std::move(coefficients)),
         layout_(stream_layout(coefficients_.params(), space.cuda_device())),
-        plan_(Details::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
+        plan_(wave2d::detail::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
             space, "wave2d::cuda-stream::plan",
             stream_plan_size(layout_, coefficients_.params().receivers.count))) {
     plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
-  }
-
-  void advance(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    Kokkos::Profiling::ScopedRegion region("wave2d::cuda-stream::advance");
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
-    // Once padded, always: the padded fields replace the scratch pair.
-    if (padded() && (n_steps >= stream_padded_min_steps || padded_code_.extent(0) > 0)) {
-      advance_padded(space, fields, n_steps, params);
-    } else {
-      advance_in_place(space, fields, n_steps, params);
-    }
-    fields.step += n_steps;
   }
 
   std::string configuration() const override {
@@ -122,6 +104,18 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   }
 
  private:
+  void run_steps(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
+    KernelParams const params = coefficients_.params(receivers);
+    // Once padded, always: the padded fields replace the scratch pair.
+    if (padded() && (n_steps >= stream_padded_min_steps || padded_code_.extent(0) > 0)) {
+      advance_padded(space, fields, n_steps, params);
+    } else {
+      advance_in_place(space, fields, n_steps, params);
+    }
+    fields.step += n_steps;
+  }
+
   bool padded() const {
     return stream_pitch(coefficients_.params().nx) != coefficients_.params().pitch;
   }
@@ -129,7 +123,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   // On the fields, and the scratch pair of their shape.
   void advance_in_place(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                         std::int64_t n_steps, KernelParams const& params) {
-    Details::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
+    wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
     auto const result = advance_stream(params, layout_, plan_.data(),
                                        {fields.previous.data(), fields.current.data()},
                                        {scratch_.previous.data(), scratch_.current.data()},
@@ -150,7 +144,7 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
       scratch_ = {};  // freed first: the padded fields replace it
       // Zeroed, so that nothing in the padding is undefined, by the copy engine (no kernel).
       auto const rows = [&](std::string const& label) {
-        auto view = Details::allocate<Field<MemorySpace>>(space, label, ny, pitch);
+        auto view = wave2d::detail::allocate<Field<MemorySpace>>(space, label, ny, pitch);
         WAVE2D_CUDA_CHECK(cudaMemsetAsync(view.data(), 0, view.span() * sizeof(float), stream));
         return view;
       };

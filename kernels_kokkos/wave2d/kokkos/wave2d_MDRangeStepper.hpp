@@ -34,7 +34,7 @@ struct MDRangeTiling {
 #else
   static constexpr bool is_cuda = false;
 #endif
-  static constexpr bool on_host = Details::runs_on_host<ExecutionSpace>;
+  static constexpr bool on_host = wave2d::detail::runs_on_host<ExecutionSpace>;
   using order = std::conditional_t<is_cuda, XY, YX>;
   // CUDA: a block of 32 x 8 threads. Host: tiles of 16 rows by up to 4096 cells, whole
   // rows of most grids: OpenMP deals tiles out one at a time (schedule(static, 1)), and
@@ -128,7 +128,9 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
  public:
   explicit MDRangeStepper(Coefficients<MemorySpace> coefficients,
                           std::array<int, 2> tile = MDRangeTiling<ExecutionSpace>::tile)
-      : coefficients_(std::move(coefficients)), tile_(tile) {
+      : Stepper<ExecutionSpace, MemorySpace>("kokkos-mdrange"),
+        coefficients_(std::move(coefficients)),
+        tile_(tile) {
     if constexpr (on_host) {
       // Host spaces read the codes where they are (fenced when they were uploaded).
       KernelParams const& params = coefficients_.params();
@@ -141,10 +143,14 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
+  std::string configuration() const override {
+    return MDRangeTiling<ExecutionSpace>::describe(xy, tile_);
+  }
+
+ private:
+  void run_steps(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
+    KernelParams const params = coefficients_.params(receivers);
     bool const uniform = params.uniform_kappa();
     if (!receivers.active()) {
       uniform ? run<true, false>(space, params, fields, n_steps)
@@ -153,16 +159,11 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
     uniform ? run<true, true>(space, params, fields, n_steps)
             : run<false, true>(space, params, fields, n_steps);
-    if (n_steps > 0 && !on_host) {
+    if (!on_host) {
       record_receivers(space, receivers, fields.current.data(), params.pitch, fields.step);
     }
   }
 
-  std::string configuration() const override {
-    return MDRangeTiling<ExecutionSpace>::describe(xy, tile_);
-  }
-
- private:
   template <bool UniformKappa, bool Record>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {

@@ -93,7 +93,7 @@ struct TiledShape {
 // declares one fused depth.
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(bool per_cell_kappa) {
-  if constexpr (Details::runs_on_host<ExecutionSpace>) {
+  if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
     return {256, 128, 16, 1, 1, true};
   } else {
     return {52, per_cell_kappa ? 32 : 44, 6, 8, 32, false};
@@ -116,7 +116,7 @@ inline constexpr int source = 2;  // a hard source
 template <class ExecutionSpace, bool UniformKappa, bool Folded>
 struct TiledSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  static constexpr bool on_host = Details::runs_on_host<ExecutionSpace>;
+  static constexpr bool on_host = wave2d::detail::runs_on_host<ExecutionSpace>;
 
   KernelParams params;
   float const* in_previous;
@@ -451,13 +451,15 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   // The shape is a parameter so that tests and benches can try others.
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
                TiledShape shape)
-      : coefficients_(std::move(coefficients)), shape_(shape) {
+      : Stepper<ExecutionSpace, MemorySpace>("kokkos-tiled"),
+        coefficients_(std::move(coefficients)),
+        shape_(shape) {
     KernelParams const& params = coefficients_.params();
     // Refused here, not at the launch: Kokkos (4.6, CUDA) checks a team's scratch only
     // after taking one of the instance's scratch pools, and a failed launch never gives
     // it back, so launches after it would wait for a pool forever.
     bool const per_cell_kappa = !params.uniform_kappa();
-    if (auto const limit = Details::team_scratch_limit(space, shape_.team_size);
+    if (auto const limit = wave2d::detail::team_scratch_limit(space, shape_.team_size);
         limit && shape_.scratch_bytes(per_cell_kappa) > *limit) {
       throw std::invalid_argument("kokkos-tiled: " + shape_.describe(per_cell_kappa) +
                                   " needs more team scratch than the device gives a team (" +
@@ -465,9 +467,9 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
     tiles_x_ = std::max(1, (params.nx + shape_.tile_x - 1) / shape_.tile_x);
     tiles_y_ = std::max(1, (params.ny + shape_.tile_y - 1) / shape_.tile_y);
-    tile_contents_ = Details::allocate<Kokkos::View<int*, MemorySpace>>(
+    tile_contents_ = wave2d::detail::allocate<Kokkos::View<int*, MemorySpace>>(
         space, "wave2d::kokkos-tiled::tile_contents", std::size_t(tiles_x_) * tiles_y_);
-    Details::fill(space, tile_contents_, 0, "wave2d::kokkos-tiled::clear_tile_contents");
+    wave2d::detail::fill(space, tile_contents_, 0, "wave2d::kokkos-tiled::clear_tile_contents");
     if (params.nx > 0 && params.ny > 0) {
       Kokkos::parallel_for(
           "wave2d::kokkos-tiled::mark_tiles",
@@ -478,13 +480,19 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
-    if (n_steps <= 0) return;
-    Kokkos::Profiling::ScopedRegion region("wave2d::kokkos-tiled::advance");
-    Details::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
-    KernelParams params = coefficients_.params();
-    params.receivers = receivers;
+  std::string configuration() const override {
+    std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
+    }
+    return shape;
+  }
+
+ private:
+  void run_steps(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
+    wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
+    KernelParams const params = coefficients_.params(receivers);
     bool const uniform = params.uniform_kappa();
     if (shape_.folded) {
       uniform ? run<true, true>(space, params, fields, n_steps)
@@ -495,22 +503,13 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  std::string configuration() const override {
-    std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
-    if constexpr (Details::runs_on_host<ExecutionSpace>) {
-      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
-    }
-    return shape;
-  }
-
- private:
   template <bool UniformKappa, bool Folded>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {
     // Hosts: tiles differ in cost (plain windows, sources, the grid's edge), so they are
     // handed out as threads free up (2 threads, double-slit: 96 -> 91 ms against static).
     using Policy = std::conditional_t<
-        Details::runs_on_host<ExecutionSpace>,
+        wave2d::detail::runs_on_host<ExecutionSpace>,
         Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>,
         Kokkos::TeamPolicy<ExecutionSpace>>;
     Policy const policy =

@@ -6,6 +6,7 @@
 #include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
@@ -37,16 +38,22 @@ class Coefficients {
   }
 
   KernelParams const& params() const { return params_; }
+  // The parameters of a run that records `receivers`.
+  KernelParams params(Receivers const& receivers) const {
+    KernelParams params = params_;
+    params.receivers = receivers;
+    return params;
+  }
   Window const& window() const { return window_; }
 
  private:
   template <class View, class ExecutionSpace, class T, class... Extents>
   static View upload(ExecutionSpace const& space, std::string const& label,
                      std::vector<T> const& host, Extents... extents) {
-    auto view = Details::allocate<View>(space, label, extents...);
+    auto view = detail::allocate<View>(space, label, extents...);
     using HostView = Kokkos::View<typename View::const_data_type, typename View::array_layout,
                                   Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    Details::copy(space, view, HostView(host.data(), extents...), label);
+    detail::copy(space, view, HostView(host.data(), extents...), label);
     return view;
   }
 

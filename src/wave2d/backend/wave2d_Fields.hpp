@@ -5,6 +5,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace wave2d {
 
@@ -20,6 +21,21 @@ struct FieldPair {
   Field<MemorySpace> current;
   std::int64_t step = 0;
 };
+
+// A row-major 2-D view's values (a field, the receivers' trace), copied to the host on
+// `space`, which is fenced: the vector is whole on return.
+template <class ExecutionSpace, class View>
+std::vector<float> to_host(ExecutionSpace const& space, View const& view) {
+  static_assert(View::rank == 2);
+  std::vector<float> host(view.size());
+  Kokkos::deep_copy(space,
+                    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        host.data(), view.extent(0), view.extent(1)),
+                    view);
+  wave2d::fence(space, "wave2d::to_host");
+  return host;
+}
 
 }  // namespace wave2d
 

@@ -1,13 +1,12 @@
 // Per-cell coefficients: what the backends read instead of evaluating the scene's
 // damping function, walls and sources in their inner loops. Computed once per scene
-// and window.
+// and window (precompute_coefficients, scene/wave2d_Scene.hpp).
 #ifndef WAVE2D_COEFFICIENTS_HPP
 #define WAVE2D_COEFFICIENTS_HPP
 
 #include <wave2d/core/wave2d_CellRule.hpp>
 #include <wave2d/core/wave2d_KernelParams.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
-#include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -46,13 +45,6 @@ struct HostCoefficients {
                       nullptr, receiver_columns, 0}};
   }
 };
-
-// The window's cell codes and κ, taken from the global scene, with the border rule
-// applied to the local grid's outer ring.
-HostCoefficients precompute_coefficients(Scene const& scene, Window const& window);
-inline HostCoefficients precompute_coefficients(Scene const& scene) {
-  return precompute_coefficients(scene, Window::whole(scene.nx, scene.ny));
-}
 
 }  // namespace wave2d
 

@@ -25,7 +25,7 @@
 
 namespace wave2d {
 
-namespace Details {
+namespace detail {
 
 inline void check_mpi(int status, char const* what) {
   if (status != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
@@ -95,7 +95,7 @@ struct CopyRect {
   }
 };
 
-}  // namespace Details
+}  // namespace detail
 
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 class DistributedSimulation {
@@ -117,20 +117,20 @@ class DistributedSimulation {
   DistributedSimulation(MPI_Comm comm, ExecutionSpace const& space, Scene const& scene,
                         std::string_view backend = auto_backend, Options options = {}) {
     int size = 0;
-    Details::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     // Checks and allocations in on_every_rank, collectives between them: a rank that
     // fails must not leave the others waiting in a collective it skipped.
     int dims[2] = {options.ranks[0], options.ranks[1]};
     bool const planned = backend == auto_backend;
     std::int32_t halo = options.halo;
-    Details::on_every_rank(comm, [&] {
+    detail::on_every_rank(comm, [&] {
       validate(scene, options.validation);
       if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
         throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
                                     std::to_string(dims[1]) + " do not make the " +
                                     std::to_string(size) + " ranks of the job");
       }
-      Details::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
+      detail::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
       if (halo <= 0 && planned) {
         // The deepest of the candidates' fused depths that the decomposition allows.
         std::vector<std::int32_t> depths;
@@ -152,7 +152,7 @@ class DistributedSimulation {
       int rank = 0;
       MPI_Comm_rank(comm, &rank);
       std::array<char, 64> name{};
-      Details::on_every_rank(comm, [&] {
+      detail::on_every_rank(comm, [&] {
         if (rank != 0) return;
         Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
         PlanOptions plan = options.plan;
@@ -160,24 +160,24 @@ class DistributedSimulation {
         plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, plan);
         plan_->backend.copy(name.data(), name.size() - 1);
       });
-      Details::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");
+      detail::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");
       chosen = name.data();
       if (options.halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(chosen).fused_steps;
     }
     ranks_ = {dims[0], dims[1]};
     int const periodic[2] = {0, 0};
-    Details::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
+    detail::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
     int rank = 0;
     int coords[2] = {0, 0};
     MPI_Comm_rank(cart_, &rank);
-    Details::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
+    detail::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
     for (int d = 0; d < 2; ++d) {
-      Details::check_mpi(MPI_Cart_shift(cart_, d, 1, &neighbours_[d][0], &neighbours_[d][1]),
+      detail::check_mpi(MPI_Cart_shift(cart_, d, 1, &neighbours_[d][0], &neighbours_[d][1]),
                          "MPI_Cart_shift");
     }
     window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
     try {
-      Details::on_every_rank(cart_, [&] {
+      detail::on_every_rank(cart_, [&] {
         local_.emplace(space, scene, window_, chosen, options.validation);
         allocate_buffers(space);
       });
@@ -207,7 +207,7 @@ class DistributedSimulation {
     while (n_steps > 0) {
       if (valid_steps_ == 0) exchange(space);
       std::int64_t const chunk = std::min<std::int64_t>(n_steps, valid_steps_);
-      Details::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
+      detail::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
       valid_steps_ -= chunk;
       n_steps -= chunk;
     }
@@ -217,7 +217,7 @@ class DistributedSimulation {
   // u(t_n), row-major nx * ny; empty vectors elsewhere.
   std::pair<std::vector<float>, std::vector<float>> gather(ExecutionSpace const& space) {
     Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather");
-    Details::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
+    detail::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
     Buffer buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                      "wave2d::DistributedSimulation::gather"),
                   std::size_t(2 * owned.cells()));
@@ -324,14 +324,14 @@ class DistributedSimulation {
     MPI_Comm_size(cart_, &size);
     std::vector<int> counts(static_cast<std::size_t>(size));
     std::vector<int> displacements(static_cast<std::size_t>(size));
-    Details::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
+    detail::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
                        "MPI_Gather");
     std::vector<float> all;
     if (rank == 0) {
       for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
       all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
     }
-    Details::check_mpi(MPI_Gatherv(data, count, MPI_FLOAT, all.data(), counts.data(),
+    detail::check_mpi(MPI_Gatherv(data, count, MPI_FLOAT, all.data(), counts.data(),
                                    displacements.data(), MPI_FLOAT, 0, cart_),
                        "MPI_Gatherv");
     if (rank != 0) return {};
@@ -341,32 +341,32 @@ class DistributedSimulation {
   // The strips that go to (and come from) the neighbours on the low and high side of
   // dimension d. x first, over the owned rows; then y over whole local rows, which by then
   // hold the x halos: so the corners arrive too, in four messages instead of eight.
-  std::array<Details::Rect, 2> sent(int d) const {
+  std::array<detail::Rect, 2> sent(int d) const {
     Window const& w = window_;
     std::int32_t const h = w.halo;
     if (d == 0) {
-      return {Details::Rect{w.owned_x(), w.owned_y(), h, w.ny},
-              Details::Rect{w.owned_x() + w.nx - h, w.owned_y(), h, w.ny}};
+      return {detail::Rect{w.owned_x(), w.owned_y(), h, w.ny},
+              detail::Rect{w.owned_x() + w.nx - h, w.owned_y(), h, w.ny}};
     }
-    return {Details::Rect{0, w.owned_y(), w.local_nx(), h},
-            Details::Rect{0, w.owned_y() + w.ny - h, w.local_nx(), h}};
+    return {detail::Rect{0, w.owned_y(), w.local_nx(), h},
+            detail::Rect{0, w.owned_y() + w.ny - h, w.local_nx(), h}};
   }
-  std::array<Details::Rect, 2> received(int d) const {
+  std::array<detail::Rect, 2> received(int d) const {
     Window const& w = window_;
     std::int32_t const h = w.halo;
     if (d == 0) {
-      return {Details::Rect{w.owned_x() - h, w.owned_y(), h, w.ny},
-              Details::Rect{w.owned_x() + w.nx, w.owned_y(), h, w.ny}};
+      return {detail::Rect{w.owned_x() - h, w.owned_y(), h, w.ny},
+              detail::Rect{w.owned_x() + w.nx, w.owned_y(), h, w.ny}};
     }
-    return {Details::Rect{0, w.owned_y() - h, w.local_nx(), h},
-            Details::Rect{0, w.owned_y() + w.ny, w.local_nx(), h}};
+    return {detail::Rect{0, w.owned_y() - h, w.local_nx(), h},
+            detail::Rect{0, w.owned_y() + w.ny, w.local_nx(), h}};
   }
 
   void allocate_buffers(ExecutionSpace const& space) {
-    cuda_aware_ = Details::mpi_is_cuda_aware();
+    cuda_aware_ = detail::mpi_is_cuda_aware();
     for (int d = 0; d < 2; ++d) {
       for (int side = 0; side < 2; ++side) {
-        auto const make = [&](char const* label, Details::Rect rect) {
+        auto const make = [&](char const* label, detail::Rect rect) {
           return Buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)),
                         std::size_t(2 * rect.cells()));
         };
@@ -393,7 +393,7 @@ class DistributedSimulation {
         if (neighbours_[d][side] == MPI_PROC_NULL) continue;
         float* to = through_device() ? receive_[d][side].data() : host_receive_[d][side].data();
         requests.emplace_back();
-        Details::check_mpi(MPI_Irecv(to, int(receive_[d][side].size()), MPI_FLOAT,
+        detail::check_mpi(MPI_Irecv(to, int(receive_[d][side].size()), MPI_FLOAT,
                                      neighbours_[d][side], d, cart_, &requests.back()),
                            "MPI_Irecv");
         pack(space, sent(d)[side], send_[d][side]);
@@ -404,11 +404,11 @@ class DistributedSimulation {
         if (neighbours_[d][side] == MPI_PROC_NULL) continue;
         float* from = through_device() ? send_[d][side].data() : host_send_[d][side].data();
         requests.emplace_back();
-        Details::check_mpi(MPI_Isend(from, int(send_[d][side].size()), MPI_FLOAT,
+        detail::check_mpi(MPI_Isend(from, int(send_[d][side].size()), MPI_FLOAT,
                                      neighbours_[d][side], d, cart_, &requests.back()),
                            "MPI_Isend");
       }
-      Details::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+      detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
                          "MPI_Waitall");
       for (int side = 0; side < 2; ++side) {
         if (neighbours_[d][side] == MPI_PROC_NULL) continue;
@@ -422,21 +422,21 @@ class DistributedSimulation {
   }
 
   // buffer <- (previous, current) over rect, previous first, row-major.
-  void pack(ExecutionSpace const& space, Details::Rect rect, Buffer const& buffer) const {
+  void pack(ExecutionSpace const& space, detail::Rect rect, Buffer const& buffer) const {
     copy_rect<true>(space, "wave2d::DistributedSimulation::pack", rect, buffer);
   }
-  void unpack(ExecutionSpace const& space, Details::Rect rect, Buffer const& buffer) const {
+  void unpack(ExecutionSpace const& space, detail::Rect rect, Buffer const& buffer) const {
     copy_rect<false>(space, "wave2d::DistributedSimulation::unpack", rect, buffer);
   }
   template <bool ToBuffer>
-  void copy_rect(ExecutionSpace const& space, char const* label, Details::Rect rect,
+  void copy_rect(ExecutionSpace const& space, char const* label, detail::Rect rect,
                  Buffer const& buffer) const {
     if (rect.cells() == 0) return;
     Kokkos::parallel_for(
         label,
         Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>(
             space, {0, 0}, {rect.ny, rect.nx}),
-        Details::CopyRect<typename Local::field_type, ToBuffer>{
+        detail::CopyRect<typename Local::field_type, ToBuffer>{
             local_->previous(), local_->current(), buffer.data(), rect});
   }
 

@@ -1,6 +1,7 @@
 #include <wave2d/io/wave2d_MaskImage.hpp>
 
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
@@ -24,8 +25,8 @@ namespace {
 
 // The whole image, read only when it fits in memory.
 std::string read_bytes(std::filesystem::path const& path) {
-  auto const available = Details::host_available_bytes();
-  return Details::read_input_file(
+  auto const available = detail::host_available_bytes();
+  return detail::read_input_file(
       path, "image",
       available ? std::uint64_t(*available) : std::numeric_limits<std::uint64_t>::max());
 }
@@ -105,7 +106,7 @@ std::int32_t image_extent(std::filesystem::path const& path, std::uint64_t value
 
 // Before pixels are decoded: one byte per pixel for the mask, and `decoding` more.
 void check_pixel_memory(std::filesystem::path const& path, MaskImage const& mask, double decoding) {
-  Details::check_host_memory(
+  detail::check_host_memory(
       path, "the " + std::to_string(mask.width) + " x " + std::to_string(mask.height) + " image",
       double(mask.width) * double(mask.height) * (1.0 + decoding));
 }

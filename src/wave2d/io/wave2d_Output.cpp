@@ -261,7 +261,7 @@ std::vector<std::uint8_t> render_field(std::span<float const> u,
     std::uint8_t* pixel = &rgb[3 * i];
     if (!walls.empty() && walls[i] != 0) continue;  // black
     float const value = u[i];
-    // The seed lab's colour map; fmin also saturates the NaN of an unstable run.
+    // The textbook's colour map; fmin also saturates the NaN of an unstable run.
     auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) * 255.0f, 255.0f));
     pixel[0] = value > 0.0f ? 255 : fade;
     pixel[1] = fade;

@@ -5,7 +5,7 @@
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 
 #include <wave2d/io/wave2d_MaskImage.hpp>
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 // toml++ 3.3 asserts on some malformed keys ("[#", found by tests/fuzz) that it then
@@ -351,10 +351,10 @@ class SceneFileReader {
 
   // Before a per-cell buffer of the grid is made.
   void check_memory(Scene const& scene, std::string_view buffer, double bytes_per_cell) const {
-    Details::check_host_memory(path_,
-                               "the " + std::to_string(scene.nx) + " x " +
-                                   std::to_string(scene.ny) + " grid's " + std::string(buffer),
-                               double(scene.cells()) * bytes_per_cell);
+    detail::check_host_memory(path_,
+                              "the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
+                                  " grid's " + std::string(buffer),
+                              double(scene.cells()) * bytes_per_cell);
   }
 
   void read_medium(Table const& medium, Scene& scene) {
@@ -583,7 +583,7 @@ class SceneFileReader {
 }  // namespace
 
 SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
-  return read_scene_text(Details::read_input_file(path, "scene file", max_scene_file_bytes), path,
+  return read_scene_text(detail::read_input_file(path, "scene file", max_scene_file_bytes), path,
                          options);
 }
 

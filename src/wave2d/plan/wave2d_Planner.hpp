@@ -59,7 +59,7 @@ struct Plan {
   }
 };
 
-namespace Details {
+namespace detail {
 
 template <class ExecutionSpace>
 std::string device_name(ExecutionSpace const& space) {
@@ -86,12 +86,12 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_
   return list;
 }
 
-}  // namespace Details
+}  // namespace detail
 
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
   PlanKey key;
-  key.device = Details::device_name(space);
+  key.device = detail::device_name(space);
   key.space = ExecutionSpace::name();
   key.threads = int(space.concurrency());
   key.nx = window.local_nx();
@@ -107,7 +107,7 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::string estimate_backend(ExecutionSpace const& space, Window const& window,
                              int max_fused_steps = 0) {
-  auto const candidates = Details::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps);
+  auto const candidates = detail::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps);
   auto const has = [&](std::string_view name) {
     return std::ranges::any_of(candidates, [&](auto const& b) { return b.name == name; });
   };
@@ -116,7 +116,7 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
   std::string_view rule = "kokkos-mdrange";
   if (has("cuda-stream") && has("cuda-shmem")) {
     rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
-  } else if (!Details::runs_on_host<ExecutionSpace> || cells >= 2.5e5) {
+  } else if (!detail::runs_on_host<ExecutionSpace> || cells >= 2.5e5) {
     rule = "kokkos-tiled";
   }
   return std::string(has(rule) ? rule : candidates.front().name);
@@ -136,25 +136,26 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
   Window const& window = coefficients.window();
   FieldPair<MemorySpace> scratch = fields;
   if (scratch.previous.size() == 0) {
-    scratch.previous = Details::allocate<Field<MemorySpace>>(
+    scratch.previous = detail::allocate<Field<MemorySpace>>(
         space, "wave2d::plan::previous", window.local_ny(), window.local_nx());
-    scratch.current = Details::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
+    scratch.current = detail::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
                                                             window.local_ny(), window.local_nx());
   }
   scratch.step = 0;
-  Details::fill(space, scratch.previous, 0.0f, "wave2d::plan::fill");
-  Details::fill(space, scratch.current, 0.0f, "wave2d::plan::fill");
+  detail::fill(space, scratch.previous, 0.0f, "wave2d::plan::fill");
+  detail::fill(space, scratch.current, 0.0f, "wave2d::plan::fill");
   Receivers none = coefficients.params().receivers;
   none.count = 0;
   none.trace = nullptr;
   double const cells = double(window.local_nx()) * double(window.local_ny());
   std::vector<BackendRate> rates;
-  for (auto const& backend : Details::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
+  for (auto const& backend :
+       detail::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
     auto stepper = backend.make(space, scene, coefficients);
     std::int64_t const pass = std::max(1, backend.fused_steps);
     // Its first call pays once for what later ones reuse (a GPU's module load, a host
     // space's first touch of the stepper's own buffers): not timed.
-    stepper->advance(space, scratch, Details::runs_on_host<ExecutionSpace> ? 1 : pass, none);
+    stepper->advance(space, scratch, detail::runs_on_host<ExecutionSpace> ? 1 : pass, none);
     wave2d::fence(space, "wave2d::plan::warm_up");
     using Clock = std::chrono::steady_clock;
     auto const start = Clock::now();
@@ -192,7 +193,7 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
   if (options.mode == PlanMode::cached) {
     if (auto cached = read_cached_plan(options.cache_directory, plan.key, plan.notes)) {
       auto const candidates =
-          Details::plan_candidates<ExecutionSpace, MemorySpace>(options.max_fused_steps);
+          detail::plan_candidates<ExecutionSpace, MemorySpace>(options.max_fused_steps);
       if (std::ranges::any_of(candidates,
                               [&](auto const& b) { return b.name == cached->backend; })) {
         plan.backend = cached->backend;

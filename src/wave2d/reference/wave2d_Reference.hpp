@@ -1,4 +1,4 @@
-// The sequential reference: the seed's wave_cpu_step for a runtime Scene, evaluating
+// The sequential reference: the textbook's wave_cpu_step for a runtime Scene, evaluating
 // the scene's geometry cell by cell. Plain C++, the oracle every backend is tested against.
 #ifndef WAVE2D_REFERENCE_HPP
 #define WAVE2D_REFERENCE_HPP

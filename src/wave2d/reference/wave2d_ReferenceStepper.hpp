@@ -16,11 +16,17 @@ class ReferenceStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible);
 
  public:
-  ReferenceStepper(Scene scene, Window const& window) : scene_(std::move(scene)), window_(window) {}
+  ReferenceStepper(Scene scene, Window const& window)
+      : Stepper<ExecutionSpace, MemorySpace>("reference"),
+        scene_(std::move(scene)),
+        window_(window) {}
 
+  std::string configuration() const override { return "sequential"; }
+
+ private:
   // Records from the scene's receivers, not from receivers.cells: only the trace is used.
-  void advance(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
-               Receivers const& receivers) override {
+  void run_steps(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
+                 Receivers const& receivers) override {
     wave2d::fence(space, "wave2d::reference: wait for the fields");
     float* u0 = fields.previous.data();
     float* u1 = fields.current.data();
@@ -32,9 +38,6 @@ class ReferenceStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     fields.step += n_steps;
   }
 
-  std::string configuration() const override { return "sequential"; }
-
- private:
   void record(Receivers const& receivers, float const* u, std::int64_t steps_done) const {
     Window const& w = window_;
     for (std::size_t i = 0; i < scene_.receivers.size(); ++i) {

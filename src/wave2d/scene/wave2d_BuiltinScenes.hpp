@@ -1,4 +1,4 @@
-// The reference scenes of the seed chapter's lab, with exactly their parameters.
+// The reference scenes of the textbook's lab, with exactly their parameters.
 #ifndef WAVE2D_BUILTIN_SCENES_HPP
 #define WAVE2D_BUILTIN_SCENES_HPP
 

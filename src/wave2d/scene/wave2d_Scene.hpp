@@ -3,6 +3,8 @@
 #define WAVE2D_SCENE_HPP
 
 #include <wave2d/core/wave2d_CellRule.hpp>
+#include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/core/wave2d_Window.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -91,6 +93,13 @@ std::string receiver_name(Scene const& scene, std::size_t i);
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
 // step, a κ or a source value (over steps 0 .. scene.steps) that single precision cannot hold.
 void validate(Scene const& scene, ValidationOptions options = {});
+
+// The window's cell codes and κ, taken from the global scene, with the border rule
+// applied to the local grid's outer ring.
+HostCoefficients precompute_coefficients(Scene const& scene, Window const& window);
+inline HostCoefficients precompute_coefficients(Scene const& scene) {
+  return precompute_coefficients(scene, Window::whole(scene.nx, scene.ny));
+}
 
 }  // namespace wave2d
 

@@ -3,7 +3,7 @@
 #ifndef WAVE2D_AVAILABLE_MEMORY_HPP
 #define WAVE2D_AVAILABLE_MEMORY_HPP
 
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -30,7 +30,7 @@ std::optional<double> available_bytes(ExecutionSpace const&) {
   }
 #endif
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    return Details::host_available_bytes();
+    return detail::host_available_bytes();
   }
   return std::nullopt;
 }

@@ -11,7 +11,7 @@
 #include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
 #include <wave2d/kokkos/wave2d_TiledStepper.hpp>
 #include <wave2d/reference/wave2d_ReferenceStepper.hpp>
-#if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
+#if defined(WAVE2D_HAVE_CUDA_BACKENDS)
 #include <wave2d/cuda/wave2d_CudaSteppers.hpp>
 #endif
 
@@ -46,7 +46,7 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible);
   using Made = typename Backend<ExecutionSpace, MemorySpace>::Made;
   using C = Coefficients<MemorySpace>;
-#if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
+#if defined(WAVE2D_HAVE_CUDA_BACKENDS)
   constexpr bool hand_written_cuda = std::is_same_v<ExecutionSpace, Kokkos::Cuda>;
 #else
   constexpr bool hand_written_cuda = false;
@@ -71,10 +71,10 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
          return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(space, c);
        },
        false, kokkos::tiled_shape_for<ExecutionSpace>(false).steps});
-#if defined(WAVE2D_ENABLE_CUDA_BACKENDS)
+#if defined(WAVE2D_HAVE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive",
-                    "hand-written CUDA, one thread per cell, one launch per step (the chapter's)",
+                    "hand-written CUDA, one thread per cell, one launch per step (the textbook's)",
                     [](ExecutionSpace const&, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::StepPerLaunchStepper<MemorySpace>>(
                           c, "cuda-naive", cuda::advance_naive, cuda::naive_configuration());
@@ -100,7 +100,7 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
                     },
                     false, cuda::stream_fused_steps});
     list.push_back({"cuda-shmem-32x32",
-                    "cuda-shmem in the seed chapter's configuration: 32x32 tiles, 2x2 cells/thread",
+                    "cuda-shmem in the textbook configuration: 32x32 tiles, 2x2 cells/thread",
                     [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
                       return std::make_unique<cuda::ShmemStepper<MemorySpace>>(
                           space, c, cuda::ShmemTile::tile_32x32);

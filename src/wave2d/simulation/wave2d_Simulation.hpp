@@ -58,8 +58,8 @@ class Simulation {
 
   // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
   void reset(ExecutionSpace const& space) {
-    Details::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
-    Details::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
+    detail::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
+    detail::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
     fields_.step = 0;
     restart_receivers(space);
   }
@@ -83,8 +83,8 @@ class Simulation {
       }
     }
     if (step < 0) throw std::invalid_argument("wave2d::Simulation::set_state: negative step");
-    Details::copy(space, fields_.previous, previous, "wave2d::Simulation::set_state");
-    Details::copy(space, fields_.current, current, "wave2d::Simulation::set_state");
+    detail::copy(space, fields_.previous, previous, "wave2d::Simulation::set_state");
+    detail::copy(space, fields_.current, current, "wave2d::Simulation::set_state");
     fields_.step = step;
     restart_receivers(space);
   }
@@ -128,7 +128,7 @@ class Simulation {
     trace_first_step_ = fields_.step;
     reserve_trace(space, 1);
     if (trace_.extent(1) == 0) return;
-    Details::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
+    detail::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
     Receivers target = trace_target();
     record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
                      fields_.step);
@@ -162,7 +162,7 @@ class Simulation {
     reserve_trace(space, std::int64_t(expected_rows));
     trace_first_step_ = first_step;
     if (trace_.extent(1) == 0) return;
-    Details::copy(
+    detail::copy(
         space,
         Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, expected_rows), Kokkos::ALL),
         rows, name);
@@ -206,9 +206,9 @@ class Simulation {
         backend_(backend) {
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
     coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
-    fields_.previous = Details::allocate<field_type>(space, "wave2d::Simulation::previous",
+    fields_.previous = detail::allocate<field_type>(space, "wave2d::Simulation::previous",
                                                      window_.local_ny(), window_.local_nx());
-    fields_.current = Details::allocate<field_type>(space, "wave2d::Simulation::current",
+    fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
                                                     window_.local_ny(), window_.local_nx());
     if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
       plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan,
@@ -238,12 +238,12 @@ class Simulation {
       return;
     }
     auto grown =
-        Details::allocate<trace_type>(space, "wave2d::Simulation::receivers", capacity, columns);
-    Details::fill(space, grown, 0.0f, "wave2d::Simulation::receivers");
+        detail::allocate<trace_type>(space, "wave2d::Simulation::receivers", capacity, columns);
+    detail::fill(space, grown, 0.0f, "wave2d::Simulation::receivers");
     auto const kept = std::size_t(fields_.step - trace_first_step_ + 1);
     if (trace_.extent(0) > 0 && kept > 0) {
       std::pair<std::size_t, std::size_t> const old_rows(0, std::min(kept, trace_.extent(0)));
-      Details::copy(space, Kokkos::subview(grown, old_rows, Kokkos::ALL),
+      detail::copy(space, Kokkos::subview(grown, old_rows, Kokkos::ALL),
                     Kokkos::subview(trace_, old_rows, Kokkos::ALL),
                     "wave2d::Simulation::receivers");
     }

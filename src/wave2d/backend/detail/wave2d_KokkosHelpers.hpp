@@ -10,7 +10,7 @@
 #include <string>
 #include <type_traits>
 
-namespace wave2d::Details {
+namespace wave2d::detail {
 
 // Whether an execution space runs on the host (its memory is the host's).
 template <class ExecutionSpace>
@@ -85,6 +85,6 @@ void match_scratch(ExecutionSpace const& space, Pair& scratch, Pair const& field
   scratch.current = allocate<View>(space, label + "1", ny, nx);
 }
 
-}  // namespace wave2d::Details
+}  // namespace wave2d::detail
 
 #endif

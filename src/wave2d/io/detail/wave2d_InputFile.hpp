@@ -1,22 +1,15 @@
 // Reading the files a scene is made of with bounds: regular files only, of a size that
 // fits, so that a device, a FIFO or a huge file cannot make the reader hang or exhaust
 // memory. Plain C++: no Kokkos.
-#ifndef WAVE2D_INPUT_FILE_HPP
-#define WAVE2D_INPUT_FILE_HPP
+#ifndef WAVE2D_IO_INPUT_FILE_HPP
+#define WAVE2D_IO_INPUT_FILE_HPP
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 
-namespace wave2d::Details {
-
-// MemAvailable of /proc/meminfo, in bytes; empty where it cannot be read.
-std::optional<double> host_available_bytes();
-
-// "1.5 GiB"
-std::string human_bytes(double bytes);
+namespace wave2d::detail {
 
 // Throws SceneError("<path>: <what> needs ... of memory, more than the ... available")
 // when `bytes` cannot be allocated on the host.
@@ -27,6 +20,6 @@ void check_host_memory(std::filesystem::path const& path, std::string_view what,
 std::string read_input_file(std::filesystem::path const& path, std::string_view kind,
                             std::uint64_t max_bytes);
 
-}  // namespace wave2d::Details
+}  // namespace wave2d::detail
 
 #endif

@@ -1,20 +1,17 @@
-#include <wave2d/scene/detail/wave2d_InputFile.hpp>
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 
+#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
-#include <sstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace wave2d::Details {
+namespace wave2d::detail {
 
 namespace {
 
@@ -37,30 +34,6 @@ class FileDescriptor {
 };
 
 }  // namespace
-
-std::optional<double> host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    double kib = 0.0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024.0;
-  }
-  return std::nullopt;
-}
-
-std::string human_bytes(double bytes) {
-  char const* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit + 1 < int(std::size(units))) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
-  return text;
-}
 
 void check_host_memory(std::filesystem::path const& path, std::string_view what, double bytes) {
   // A size_t must also hold it: beyond that no allocation can even be asked for.
@@ -109,4 +82,4 @@ std::string read_input_file(std::filesystem::path const& path, std::string_view 
   return bytes;
 }
 
-}  // namespace wave2d::Details
+}  // namespace wave2d::detail

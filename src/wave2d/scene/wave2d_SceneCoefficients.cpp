@@ -1,4 +1,7 @@
-#include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/scene/wave2d_Scene.hpp>
+
+#include <stdexcept>
+#include <string>
 
 namespace wave2d {
 

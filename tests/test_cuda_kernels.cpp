@@ -319,9 +319,9 @@ TEST(StreamPlan, SegmentKindsAreTheirRowsCostliest) {
 
 // Merged: every segment in exactly one window of consecutive segments of one strip, at
 // most max_window_rows rows, of its segments' costliest kind and that kind's cost; no more
-// windows than the warps take; and the least budget that allows so few (one less leaves
+// windows than the warps take; and the least cost bound that allows so few (one less leaves
 // too many). Else a window a segment.
-TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastBudget) {
+TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastCostBound) {
   using cuda::detail::max_window_rows;
   using cuda::detail::window_cost;
   std::mt19937 generator{7};

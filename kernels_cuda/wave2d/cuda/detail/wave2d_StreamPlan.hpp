@@ -49,12 +49,12 @@ struct PlannedWindow {
   std::int64_t cost;
 };
 
-// Each strip's segments in windows of consecutive ones, each as long as `budget` allows
+// Each strip's segments in windows of consecutive ones, each as long as `cost_bound` allows
 // (and max_window_rows), a window as costly as the costliest segment in it.
 template <class Shape>
 std::vector<PlannedWindow> merge_segments(StreamLayout const& layout, int ny,
                                           std::vector<std::uint32_t> const& kinds,
-                                          std::int64_t budget) {
+                                          std::int64_t cost_bound) {
   std::vector<PlannedWindow> windows;
   auto const rows_of = [&](int segment) {
     return std::min(layout.rows, ny - segment * layout.rows);
@@ -69,7 +69,7 @@ std::vector<PlannedWindow> merge_segments(StreamLayout const& layout, int ny,
         auto const merged_kind = std::max(kind, StreamWindowKind(kinds[base + s]));
         int const merged_rows = rows + rows_of(s);
         if (merged_rows > max_window_rows ||
-            window_cost(layout, merged_kind, merged_rows) > budget) {
+            window_cost(layout, merged_kind, merged_rows) > cost_bound) {
           break;
         }
         kind = merged_kind;
@@ -82,13 +82,13 @@ std::vector<PlannedWindow> merge_segments(StreamLayout const& layout, int ny,
   return windows;
 }
 
-// The windows of a grid: the segments merged with the least budget that leaves at most
+// The windows of a grid: the segments merged with the least cost bound that leaves at most
 // windows_per_warp windows per resident warp (each segment alone when that is 0).
 template <class Shape>
 std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
                                         std::vector<std::uint32_t> const& kinds) {
-  auto const merged = [&](std::int64_t budget) {
-    return merge_segments<Shape>(layout, ny, kinds, budget);
+  auto const merged = [&](std::int64_t cost_bound) {
+    return merge_segments<Shape>(layout, ny, kinds, cost_bound);
   };
   if (layout.windows_per_warp <= 0) {
     // A window a segment, in rows across the strips, costed by kind alone.
@@ -106,11 +106,11 @@ std::vector<PlannedWindow> plan_windows(StreamLayout const& layout, int ny,
       std::size_t(std::ceil(layout.windows_per_warp * layout.resident_blocks * Shape::warps));
   std::int64_t low = 0, high = window_cost(layout, StreamWindowKind::general, max_window_rows);
   while (low < high) {
-    std::int64_t const budget = low + (high - low) / 2;
-    if (merged(budget).size() > target) {
-      low = budget + 1;
+    std::int64_t const cost_bound = low + (high - low) / 2;
+    if (merged(cost_bound).size() > target) {
+      low = cost_bound + 1;
     } else {
-      high = budget;
+      high = cost_bound;
     }
   }
   return merged(low);

@@ -65,6 +65,19 @@ inline bool mpi_is_cuda_aware() {
 #endif
 }
 
+// The scene's receivers in the owned cells of `window`: their indices, ascending.
+inline std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window) {
+  std::vector<std::size_t> owned;
+  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+    Receiver const& r = scene.receivers[i];
+    if (r.x >= window.x0 && r.x < window.x0 + window.nx && r.y >= window.y0 &&
+        r.y < window.y0 + window.ny) {
+      owned.push_back(i);
+    }
+  }
+  return owned;
+}
+
 // A rectangle of a local grid: rows [y0, y0 + ny), columns [x0, x0 + nx).
 struct Rect {
   std::int32_t x0 = 0;
@@ -262,19 +275,9 @@ class DistributedSimulation {
     Kokkos::deep_copy(space, host, trace);
     wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
     // Each rank sends the columns of its owned receivers, rows x those, row-major.
-    auto const owned_by = [&](Window const& w) {
-      std::vector<std::size_t> owned;
-      for (std::size_t i = 0; i < columns; ++i) {
-        Receiver const& r = scene.receivers[i];
-        if (r.x >= w.x0 && r.x < w.x0 + w.nx && r.y >= w.y0 && r.y < w.y0 + w.ny) {
-          owned.push_back(i);
-        }
-      }
-      return owned;
-    };
     std::vector<float> mine;
     for (std::size_t row = 0; row < rows; ++row) {
-      for (std::size_t i : owned_by(window_)) mine.push_back(host(row, i));
+      for (std::size_t i : detail::owned_receivers(scene, window_)) mine.push_back(host(row, i));
     }
     auto const [all, displacements] = gather_to_root(mine.data(), int(mine.size()));
     std::vector<float> gathered;
@@ -284,7 +287,8 @@ class DistributedSimulation {
     for (int r = 0; r < size; ++r) {
       int coords[2];
       MPI_Cart_coords(cart_, r, 2, coords);
-      auto const owned = owned_by(window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
+      auto const owned = detail::owned_receivers(
+          scene, window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
       float const* from = all.data() + displacements[r];
       for (std::size_t row = 0; row < rows; ++row) {
         for (std::size_t i : owned) gathered[row * columns + i] = *from++;

@@ -1,4 +1,5 @@
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_Picture.hpp>
 
 #include <array>
 #include <atomic>
@@ -35,31 +36,9 @@ std::string describe_errno() { return errno != 0 ? std::strerror(errno) : "input
 
 // The temporary files being written, for the signal handler: fixed storage, written
 // before a file is created and cleared after it is renamed or removed.
-constexpr std::size_t temporary_slots = 4;
+constexpr std::size_t temporary_slots = 8;
 char temporary_names[temporary_slots][PATH_MAX];
 std::atomic<bool> temporary_used[temporary_slots];
-
-class RegisteredTemporary {
- public:
-  explicit RegisteredTemporary(fs::path const& path) {
-    std::string const name = fs::absolute(path).string();
-    for (std::size_t i = 0; i < temporary_slots && name.size() < PATH_MAX; ++i) {
-      if (temporary_used[i].load()) continue;
-      std::memcpy(temporary_names[i], name.c_str(), name.size() + 1);
-      temporary_used[i].store(true);
-      slot_ = i;
-      return;
-    }
-  }
-  ~RegisteredTemporary() {
-    if (slot_ < temporary_slots) temporary_used[slot_].store(false);
-  }
-  RegisteredTemporary(RegisteredTemporary const&) = delete;
-  RegisteredTemporary& operator=(RegisteredTemporary const&) = delete;
-
- private:
-  std::size_t slot_ = temporary_slots;
-};
 
 // Async-signal-safe: unlink, signal and raise only.
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
@@ -84,20 +63,6 @@ void check_size(std::size_t size, std::size_t expected, char const* function, ch
                                 std::to_string(size) + " values, expected " +
                                 std::to_string(expected));
   }
-}
-
-// NPY format 1.0: magic, version, a 16-bit header length, then a Python dict padded
-// with spaces and ended by '\n' so that the data starts at a multiple of 64 bytes.
-// `shape` as Python writes a tuple: "2, 201, 201".
-std::string npy_header(std::string const& shape) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
-  std::size_t const preamble = 10;
-  dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
-  dict += '\n';
-  std::string header("\x93NUMPY\x01\x00", 8);
-  header += char(dict.size() & 0xff);
-  header += char(dict.size() >> 8);
-  return header + dict;
 }
 
 #if defined(WAVE2D_HAVE_PNG)
@@ -150,6 +115,21 @@ bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width, p
 #endif
 
 }  // namespace
+
+RegisteredTemporary::RegisteredTemporary(fs::path const& path) : slot_(temporary_slots) {
+  std::string const name = fs::absolute(path).string();
+  for (std::size_t i = 0; i < temporary_slots && name.size() < PATH_MAX; ++i) {
+    if (temporary_used[i].load()) continue;
+    std::memcpy(temporary_names[i], name.c_str(), name.size() + 1);
+    temporary_used[i].store(true);
+    slot_ = i;
+    return;
+  }
+}
+
+RegisteredTemporary::~RegisteredTemporary() {
+  if (slot_ < temporary_slots) temporary_used[slot_].store(false);
+}
 
 OutputTarget output_target(fs::path const& path) {
   // As the kernel resolves a path: at most 40 links.
@@ -221,6 +201,23 @@ void write_stream_atomically(fs::path const& path,
   });
 }
 
+std::string npy_header(std::span<std::int64_t const> shape) {
+  // NPY format 1.0: magic, version, a 16-bit header length, then a Python dict padded with
+  // spaces and ended by '\n' so that the data starts at a multiple of 64 bytes; the shape
+  // as Python writes a tuple: "2, 201, 201" (one element: "5,").
+  std::string dims;
+  for (std::int64_t extent : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(extent);
+  if (shape.size() == 1) dims += ",";
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  std::size_t const preamble = 10;
+  dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string header("\x93NUMPY\x01\x00", 8);
+  header += char(dict.size() & 0xff);
+  header += char(dict.size() >> 8);
+  return header + dict;
+}
+
 void write_npy(fs::path const& path, std::span<float const> previous,
                std::span<float const> current, std::int32_t nx, std::int32_t ny) {
   // '<f4' is the machine's own float layout only on little-endian machines.
@@ -229,7 +226,8 @@ void write_npy(fs::path const& path, std::span<float const> previous,
   check_size(previous.size(), cells, "wave2d::write_npy", "previous");
   check_size(current.size(), cells, "wave2d::write_npy", "current");
   write_stream_atomically(path, [&](std::ostream& out) {
-    out << npy_header("2, " + std::to_string(ny) + ", " + std::to_string(nx));
+    std::int64_t const shape[] = {2, ny, nx};
+    out << npy_header(shape);
     for (auto const field : {previous, current}) {
       out.write(reinterpret_cast<char const*>(field.data()), std::streamsize(field.size_bytes()));
     }
@@ -245,7 +243,8 @@ void write_npy(fs::path const& path, std::span<float const> values, std::int64_t
                                 std::to_string(columns));
   }
   write_stream_atomically(path, [&](std::ostream& out) {
-    out << npy_header(std::to_string(rows) + ", " + std::to_string(columns));
+    std::int64_t const shape[] = {rows, columns};
+    out << npy_header(shape);
     out.write(reinterpret_cast<char const*>(values.data()), std::streamsize(values.size_bytes()));
   });
 }
@@ -261,11 +260,7 @@ std::vector<std::uint8_t> render_field(std::span<float const> u,
     std::uint8_t* pixel = &rgb[3 * i];
     if (!walls.empty() && walls[i] != 0) continue;  // black
     float const value = u[i];
-    // The textbook's colour map; fmin also saturates the NaN of an unstable run.
-    auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) * 255.0f, 255.0f));
-    pixel[0] = value > 0.0f ? 255 : fade;
-    pixel[1] = fade;
-    pixel[2] = value > 0.0f ? fade : 255;
+    detail::colour_of(value, pixel);
   }
   return rgb;
 }

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace wave2d {
@@ -50,9 +51,26 @@ void write_file_atomically(
 // signal handlers of its own accord.
 void remove_temporary_files_on_signals();
 
+// Puts a temporary file written over a long time (an HDF5 output during a run) on the
+// list that remove_temporary_files_on_signals() removes, while it lives.
+class RegisteredTemporary {
+ public:
+  explicit RegisteredTemporary(std::filesystem::path const& path);
+  ~RegisteredTemporary();
+  RegisteredTemporary(RegisteredTemporary const&) = delete;
+  RegisteredTemporary& operator=(RegisteredTemporary const&) = delete;
+
+ private:
+  std::size_t slot_;
+};
+
 // The same for a writer that fills a binary stream; a failed stream is an OutputError.
 void write_stream_atomically(std::filesystem::path const& path,
                              std::function<void(std::ostream& out)> const& write);
+
+// The header of a little-endian float32 NumPy .npy file of this shape (C order); the data
+// follows it, at a multiple of 64 bytes.
+std::string npy_header(std::span<std::int64_t const> shape);
 
 // The pair [u(t_{n-1}), u(t_n)], each ny x nx row-major, as one NumPy .npy file of
 // float32 and shape (2, ny, nx).

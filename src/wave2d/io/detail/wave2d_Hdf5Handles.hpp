@@ -1,0 +1,121 @@
+// HDF5's C API as the HDF5 files of wave2d use it: handles closed when they go, errors as
+// one-line exceptions, the processes' file access and transfer properties. Internal:
+// included by wave2d_Hdf5*.cpp only, in builds with HDF5.
+#ifndef WAVE2D_HDF5_HANDLES_HPP
+#define WAVE2D_HDF5_HANDLES_HPP
+
+#include <wave2d/io/wave2d_Hdf5.hpp>
+
+#include <hdf5.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+#include <mpi.h>
+#endif
+
+namespace wave2d {
+
+struct Processes::Group {
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  MPI_Comm comm = MPI_COMM_NULL;
+#endif
+  int rank = 0;
+  int size = 1;
+};
+
+namespace detail {
+
+// An HDF5 identifier, closed by its kind's function when it goes.
+class Hdf5Handle {
+ public:
+  using Close = herr_t (*)(hid_t);
+  Hdf5Handle() = default;
+  // Throws std::runtime_error("<doing>: <HDF5's message>") for a negative id.
+  Hdf5Handle(hid_t id, Close close, std::string const& doing);
+  Hdf5Handle(Hdf5Handle&& other) noexcept
+      : id_(std::exchange(other.id_, H5I_INVALID_HID)), close_(other.close_) {}
+  Hdf5Handle& operator=(Hdf5Handle&& other) noexcept;
+  ~Hdf5Handle() { reset(); }
+
+  hid_t get() const { return id_; }
+  explicit operator bool() const { return id_ >= 0; }
+  // Closes now, and throws if HDF5 could not (a file's last writes fail here).
+  void close(std::string const& doing);
+  void reset() noexcept;
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Close close_ = nullptr;
+};
+
+// HDF5's innermost error message, the most specific, as one line.
+std::string hdf5_error();
+// Throws std::runtime_error("<doing>: <HDF5's message>") for a negative status.
+void check(herr_t status, std::string const& doing);
+
+// Keeps HDF5 from printing its error stacks while it lives: errors become exceptions.
+class QuietHdf5Errors {
+ public:
+  QuietHdf5Errors();
+  ~QuietHdf5Errors();
+  QuietHdf5Errors(QuietHdf5Errors const&) = delete;
+  QuietHdf5Errors& operator=(QuietHdf5Errors const&) = delete;
+
+ private:
+  H5E_auto2_t function_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// File access for the processes: MPI-IO over their communicator, or the default driver.
+Hdf5Handle file_access(Processes const& processes);
+// Transfers of the processes' blocks: collective MPI-IO, or the default.
+Hdf5Handle block_transfer(Processes const& processes);
+
+// A dataspace of these dimensions; maxima for an extendible one.
+Hdf5Handle dataspace(std::span<hsize_t const> dims, std::span<hsize_t const> maxima = {});
+// A dataspace with nothing selected, for a process that writes or reads nothing in a
+// collective transfer.
+Hdf5Handle empty_selection();
+
+// Cells [x0, x0 + nx) x [y0, y0 + ny) of a grid.
+struct GridRect {
+  std::int64_t x0 = 0;
+  std::int64_t y0 = 0;
+  std::int64_t nx = 0;
+  std::int64_t ny = 0;
+  std::int64_t cells() const { return nx * ny; }
+};
+
+// Writes `values` (rect's cells, row-major) into a float dataset whose last two
+// dimensions are the grid's y and x, at index `leading` along the dimensions before them.
+// Collective with `transfer`: every process calls it, an empty rect writing nothing.
+void write_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading,
+                      GridRect rect, float const* values);
+// Reads the same, into `values`.
+void read_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading, GridRect rect,
+                     float* values);
+
+// Attributes of a file, group or dataset, each written by every process alike.
+void write_attribute(hid_t object, char const* name, std::int64_t value);
+void write_attribute(hid_t object, char const* name, double value);
+void write_attribute(hid_t object, char const* name, std::string const& value);
+// Read back; std::runtime_error naming the attribute when it is missing or of another kind.
+std::int64_t read_int_attribute(hid_t object, char const* name);
+double read_double_attribute(hid_t object, char const* name);
+std::string read_string_attribute(hid_t object, char const* name);
+bool has_attribute(hid_t object, char const* name);
+
+// Fixed-length strings (h5py reads them as bytes), `width` bytes each.
+Hdf5Handle string_type(std::size_t width);
+
+}  // namespace detail
+}  // namespace wave2d
+
+#endif

@@ -1,0 +1,324 @@
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+
+#if defined(WAVE2D_HAVE_HDF5)
+#include <wave2d/io/detail/wave2d_Hdf5Handles.hpp>
+#endif
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+#include <wave2d/io/wave2d_Hdf5Parallel.hpp>
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <tuple>
+
+#if !defined(WAVE2D_HAVE_HDF5)
+namespace wave2d {
+struct Processes::Group {
+  int rank = 0;
+  int size = 1;
+};
+}  // namespace wave2d
+#endif
+
+namespace wave2d {
+
+namespace {
+
+// The kinds of exception Processes::agree carries from one rank to all.
+enum class Failure : int { runtime, output, checkpoint, invalid_argument };
+
+[[noreturn]] void rethrow(Failure kind, std::string const& message) {
+  switch (kind) {
+    case Failure::output: throw OutputError(message);
+    case Failure::checkpoint: throw CheckpointError(message);
+    case Failure::invalid_argument: throw std::invalid_argument(message);
+    default: throw std::runtime_error(message);
+  }
+}
+
+}  // namespace
+
+Processes::Processes() : group_(std::make_shared<Group const>()) {}
+
+Processes::Processes(std::shared_ptr<Group const> group) : group_(std::move(group)) {
+  if (!group_) throw std::invalid_argument("wave2d::Processes: no group");
+}
+
+int Processes::rank() const { return group_->rank; }
+int Processes::size() const { return group_->size; }
+
+void Processes::agree(std::function<void()> const& f) const {
+  if (size() == 1) {
+    f();
+    return;
+  }
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  std::string message;
+  Failure kind = Failure::runtime;
+  bool failed = false;
+  try {
+    f();
+  } catch (OutputError const& e) {
+    std::tie(failed, kind, message) = std::tuple(true, Failure::output, e.what());
+  } catch (CheckpointError const& e) {
+    std::tie(failed, kind, message) = std::tuple(true, Failure::checkpoint, e.what());
+  } catch (std::invalid_argument const& e) {
+    std::tie(failed, kind, message) = std::tuple(true, Failure::invalid_argument, e.what());
+  } catch (std::exception const& e) {
+    std::tie(failed, kind, message) = std::tuple(true, Failure::runtime, e.what());
+  }
+  MPI_Comm const comm = group_->comm;
+  int first = failed ? rank() : size();
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size()) return;
+  int header[2] = {int(kind), int(message.size())};
+  MPI_Bcast(header, 2, MPI_INT, first, comm);
+  message.resize(std::size_t(header[1]));
+  MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm);
+  rethrow(Failure(header[0]), "rank " + std::to_string(first) + ": " + message);
+#endif
+}
+
+void Processes::broadcast(std::string& text) const {
+  if (size() == 1) return;
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  int length = int(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, group_->comm);
+  text.resize(std::size_t(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, group_->comm);
+#endif
+}
+
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+Processes processes_of(MPI_Comm comm) {
+  auto group = std::make_shared<Processes::Group>();
+  group->comm = comm;
+  MPI_Comm_rank(comm, &group->rank);
+  MPI_Comm_size(comm, &group->size);
+  return Processes(std::move(group));
+}
+#endif
+
+#if defined(WAVE2D_HAVE_HDF5)
+namespace detail {
+
+Hdf5Handle::Hdf5Handle(hid_t id, Close close, std::string const& doing) : id_(id), close_(close) {
+  if (id < 0) throw std::runtime_error(doing + ": " + hdf5_error());
+}
+
+Hdf5Handle& Hdf5Handle::operator=(Hdf5Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = std::exchange(other.id_, H5I_INVALID_HID);
+    close_ = other.close_;
+  }
+  return *this;
+}
+
+void Hdf5Handle::close(std::string const& doing) {
+  hid_t const id = std::exchange(id_, H5I_INVALID_HID);
+  if (id >= 0) check(close_(id), doing);
+}
+
+void Hdf5Handle::reset() noexcept {
+  if (id_ >= 0) close_(std::exchange(id_, H5I_INVALID_HID));
+}
+
+namespace {
+
+herr_t innermost(unsigned n, H5E_error2_t const* error, void* data) {
+  if (n == 0 && error->desc != nullptr) *static_cast<std::string*>(data) = error->desc;
+  return 0;
+}
+
+}  // namespace
+
+std::string hdf5_error() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &message);
+  H5Eclear2(H5E_DEFAULT);
+  for (char& c : message) c = c == '\n' ? ' ' : c;
+  return message.empty() ? "HDF5 error" : "HDF5: " + message;
+}
+
+void check(herr_t status, std::string const& doing) {
+  if (status < 0) throw std::runtime_error(doing + ": " + hdf5_error());
+}
+
+QuietHdf5Errors::QuietHdf5Errors() {
+  H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+QuietHdf5Errors::~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+
+Hdf5Handle file_access(Processes const& processes) {
+  Hdf5Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  if (processes.size() > 1) {
+    check(H5Pset_fapl_mpio(access.get(), processes.group()->comm, MPI_INFO_NULL), "MPI-IO");
+    // Metadata read by rank 0 and broadcast: one reader instead of every rank.
+    check(H5Pset_all_coll_metadata_ops(access.get(), true), "collective metadata");
+    check(H5Pset_coll_metadata_write(access.get(), true), "collective metadata");
+  }
+#else
+  (void)processes;
+#endif
+  return access;
+}
+
+Hdf5Handle block_transfer(Processes const& processes) {
+  Hdf5Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "transfer properties");
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  if (processes.size() > 1) {
+    check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "collective MPI-IO");
+  }
+#else
+  (void)processes;
+#endif
+  return transfer;
+}
+
+Hdf5Handle dataspace(std::span<hsize_t const> dims, std::span<hsize_t const> maxima) {
+  return Hdf5Handle(
+      H5Screate_simple(int(dims.size()), dims.data(), maxima.empty() ? nullptr : maxima.data()),
+      H5Sclose, "dataspace");
+}
+
+Hdf5Handle empty_selection() {
+  hsize_t const one = 1;
+  Hdf5Handle space = dataspace({&one, 1});
+  check(H5Sselect_none(space.get()), "empty selection");
+  return space;
+}
+
+namespace {
+
+// The file's selection of rect at `leading`, and the memory's of rect's cells.
+std::pair<Hdf5Handle, Hdf5Handle> grid_selection(hid_t dataset, std::span<hsize_t const> leading,
+                                                 GridRect rect) {
+  Hdf5Handle file_space(H5Dget_space(dataset), H5Sclose, "dataset space");
+  int const rank = H5Sget_simple_extent_ndims(file_space.get());
+  if (rank != int(leading.size()) + 2) throw std::runtime_error("dataset of another rank");
+  if (rect.cells() == 0) {
+    check(H5Sselect_none(file_space.get()), "empty selection");
+    return {std::move(file_space), empty_selection()};
+  }
+  std::vector<hsize_t> start(leading.begin(), leading.end());
+  std::vector<hsize_t> count(leading.size(), 1);
+  start.insert(start.end(), {hsize_t(rect.y0), hsize_t(rect.x0)});
+  count.insert(count.end(), {hsize_t(rect.ny), hsize_t(rect.nx)});
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                            nullptr),
+        "block selection");
+  return {std::move(file_space), dataspace(count)};
+}
+
+}  // namespace
+
+void write_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading,
+                      GridRect rect, float const* values) {
+  auto const [file_space, memory_space] = grid_selection(dataset, leading, rect);
+  float const none = 0.0f;
+  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), transfer,
+                 rect.cells() == 0 ? &none : values),
+        "writing");
+}
+
+void read_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading, GridRect rect,
+                     float* values) {
+  auto const [file_space, memory_space] = grid_selection(dataset, leading, rect);
+  float none = 0.0f;
+  check(H5Dread(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), transfer,
+                rect.cells() == 0 ? &none : values),
+        "reading");
+}
+
+namespace {
+
+void write_attribute(hid_t object, char const* name, hid_t type, void const* value) {
+  Hdf5Handle const space(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
+  Hdf5Handle const attribute(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                             H5Aclose, std::string("attribute ") + name);
+  check(H5Awrite(attribute.get(), type, value), std::string("attribute ") + name);
+}
+
+// The attribute, checked to be a scalar of `type_class`.
+Hdf5Handle open_attribute(hid_t object, char const* name, H5T_class_t type_class) {
+  std::string const what = std::string("attribute '") + name + "'";
+  if (H5Aexists(object, name) <= 0) throw std::runtime_error("no " + what);
+  Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, what);
+  Hdf5Handle const type(H5Aget_type(attribute.get()), H5Tclose, what);
+  Hdf5Handle const space(H5Aget_space(attribute.get()), H5Sclose, what);
+  if (H5Tget_class(type.get()) != type_class ||
+      H5Sget_simple_extent_type(space.get()) != H5S_SCALAR) {
+    throw std::runtime_error(what + " is of another type");
+  }
+  return attribute;
+}
+
+}  // namespace
+
+void write_attribute(hid_t object, char const* name, std::int64_t value) {
+  write_attribute(object, name, H5T_NATIVE_INT64, &value);
+}
+
+void write_attribute(hid_t object, char const* name, double value) {
+  write_attribute(object, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+void write_attribute(hid_t object, char const* name, std::string const& value) {
+  Hdf5Handle const type = string_type(std::max<std::size_t>(value.size(), 1));
+  std::string padded = value;
+  padded.resize(std::max<std::size_t>(value.size(), 1), '\0');
+  write_attribute(object, name, type.get(), padded.data());
+}
+
+std::int64_t read_int_attribute(hid_t object, char const* name) {
+  Hdf5Handle const attribute = open_attribute(object, name, H5T_INTEGER);
+  std::int64_t value = 0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), std::string("attribute ") + name);
+  return value;
+}
+
+double read_double_attribute(hid_t object, char const* name) {
+  Hdf5Handle const attribute = open_attribute(object, name, H5T_FLOAT);
+  double value = 0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value), std::string("attribute ") + name);
+  return value;
+}
+
+std::string read_string_attribute(hid_t object, char const* name) {
+  Hdf5Handle const attribute = open_attribute(object, name, H5T_STRING);
+  Hdf5Handle const stored(H5Aget_type(attribute.get()), H5Tclose, name);
+  if (H5Tis_variable_str(stored.get()) != 0) {
+    throw std::runtime_error(std::string("attribute '") + name + "' is of another type");
+  }
+  std::size_t const width = H5Tget_size(stored.get());
+  if (width == 0 || width > (1u << 20)) {
+    throw std::runtime_error(std::string("attribute '") + name + "' is too long");
+  }
+  std::string value(width, '\0');
+  Hdf5Handle const type = string_type(width);
+  check(H5Aread(attribute.get(), type.get(), value.data()), std::string("attribute ") + name);
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+bool has_attribute(hid_t object, char const* name) { return H5Aexists(object, name) > 0; }
+
+Hdf5Handle string_type(std::size_t width) {
+  Hdf5Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+  check(H5Tset_size(type.get(), width), "string type");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "string type");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
+  return type;
+}
+
+}  // namespace detail
+#endif
+
+}  // namespace wave2d

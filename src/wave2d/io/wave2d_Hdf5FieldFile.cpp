@@ -1,0 +1,431 @@
+#include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+
+#if defined(WAVE2D_HAVE_HDF5)
+#include <wave2d/io/detail/wave2d_Hdf5Handles.hpp>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace wave2d {
+
+namespace fs = std::filesystem;
+
+fs::path xdmf_path(fs::path const& file) { return fs::path(file.string() + ".xmf"); }
+
+#if defined(WAVE2D_HAVE_HDF5)
+
+namespace {
+
+using detail::GridRect;
+using detail::Hdf5Handle;
+
+// The XDMF 2 sidecar: each frame a uniform grid of ny x nx nodes, spacing dx, its u a
+// hyperslab of /frames/u; then the final field.
+std::string xdmf_text(std::string const& file, std::int32_t nx, std::int32_t ny, float dx,
+                      std::vector<double> const& frame_times, std::optional<double> field_time) {
+  std::ostringstream out;
+  out.precision(17);
+  std::string const dims = std::to_string(ny) + " " + std::to_string(nx);
+  auto const grid = [&](std::string const& name, double time) {
+    out << "    <Grid Name=\"" << name << "\" GridType=\"Uniform\">\n"
+        << "      <Time Value=\"" << time << "\"/>\n"
+        << "      <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+        << "      <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
+        << "        <DataItem Format=\"XML\" Dimensions=\"2\">0 0</DataItem>\n"
+        << "        <DataItem Format=\"XML\" Dimensions=\"2\">" << dx << " " << dx
+        << "</DataItem>\n"
+        << "      </Geometry>\n";
+  };
+  auto const item = [&](std::string const& dataset) {
+    return "<DataItem Dimensions=\"" + dims + "\" NumberType=\"Float\" Precision=\"4\" " +
+           "Format=\"HDF\">" + file + ":" + dataset + "</DataItem>";
+  };
+  out << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      << "<Xdmf Version=\"2.0\">\n  <Domain>\n";
+  if (!frame_times.empty()) {
+    out << "  <Grid Name=\"frames\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    for (std::size_t f = 0; f < frame_times.size(); ++f) {
+      grid("frame " + std::to_string(f), frame_times[f]);
+      out << "      <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+          << "        <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << dims
+          << "\" Type=\"HyperSlab\">\n"
+          << "          <DataItem Dimensions=\"3 3\" Format=\"XML\">" << f << " 0 0 1 1 1 1 "
+          << dims << "</DataItem>\n"
+          << "          <DataItem Dimensions=\"" << frame_times.size() << " " << dims
+          << "\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">" << file
+          << ":/frames/u</DataItem>\n"
+          << "        </DataItem>\n      </Attribute>\n    </Grid>\n";
+    }
+    out << "  </Grid>\n";
+  }
+  if (field_time) {
+    grid("field", *field_time);
+    out << "      <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n        "
+        << item("/field/current") << "\n      </Attribute>\n"
+        << "      <Attribute Name=\"u_previous\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        << "        " << item("/field/previous") << "\n      </Attribute>\n    </Grid>\n";
+  }
+  out << "  </Domain>\n</Xdmf>\n";
+  return out.str();
+}
+
+// Data and metadata on disk before the rename makes the file visible under its name.
+void sync_file(fs::path const& path) {
+  int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (::fsync(fd) != 0 && errno != EINVAL)) {
+    std::string const reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("syncing: " + reason);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+struct FieldFile::State {
+  Processes processes;
+  fs::path path;  // as named
+  fs::path target;
+  fs::path temporary;
+  std::optional<RegisteredTemporary> registered;
+  GridRect block;
+  std::int32_t nx = 0;
+  std::int32_t ny = 0;
+  float dx = 0.0f;
+  float dt = 0.0f;
+  float t0 = 0.0f;
+  std::vector<Receiver> receivers;
+  Hdf5Handle transfer;
+  Hdf5Handle file;
+  Hdf5Handle frames_u;
+  Hdf5Handle frames_step;
+  Hdf5Handle frames_time;
+  std::vector<double> frame_times;
+  std::optional<double> field_time;
+  bool committed = false;
+
+  double time(std::int64_t step) const { return double(time_of_step(t0, dt, step)); }
+
+  // Runs `checks` on every process, then, when none failed, `f`, which is collective:
+  // a process that fails its checks must not leave the others in a collective call. Errors
+  // are "cannot write '<path>': ..." on every process.
+  void run(std::function<void()> const& checks, std::function<void()> const& f) const {
+    processes.agree(checks);
+    processes.agree([&] {
+      detail::QuietHdf5Errors const quiet;
+      try {
+        f();
+      } catch (OutputError const&) {
+        throw;
+      } catch (std::runtime_error const& e) {
+        throw OutputError("cannot write '" + path.string() + "': " + e.what());
+      }
+    });
+  }
+
+  void check_block(std::span<float const> values, char const* what) const {
+    if (values.size() != std::size_t(block.cells())) {
+      throw std::invalid_argument("wave2d::FieldFile: " + std::string(what) + " has " +
+                                  std::to_string(values.size()) + " values, the block " +
+                                  std::to_string(block.cells()));
+    }
+  }
+
+  Hdf5Handle group(char const* name) const {
+    return Hdf5Handle(H5Gcreate2(file.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                      std::string("group ") + name);
+  }
+
+  // A dataset of `type` and `dims`, chunked as `chunk` when given (then extendible along
+  // its first dimension).
+  Hdf5Handle dataset(char const* name, hid_t type, std::vector<hsize_t> const& dims,
+                     std::vector<hsize_t> const& chunk = {}) const {
+    Hdf5Handle const create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+    std::vector<hsize_t> maxima;
+    if (!chunk.empty()) {
+      detail::check(H5Pset_chunk(create.get(), int(chunk.size()), chunk.data()), "chunks");
+      maxima = dims;
+      maxima[0] = H5S_UNLIMITED;
+    }
+    Hdf5Handle const space = detail::dataspace(dims, maxima);
+    return Hdf5Handle(
+        H5Dcreate2(file.get(), name, type, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+        H5Dclose, std::string("dataset ") + name);
+  }
+
+  // Element `index` of a 1-D dataset, written by rank 0 alone.
+  void write_element(hid_t set, hid_t type, hsize_t index, void const* value) const {
+    Hdf5Handle const file_space(H5Dget_space(set), H5Sclose, "dataset space");
+    hsize_t const one = 1;
+    Hdf5Handle memory = detail::dataspace({&one, 1});
+    if (processes.root()) {
+      detail::check(
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &index, nullptr, &one, nullptr),
+          "element selection");
+    } else {
+      detail::check(H5Sselect_none(file_space.get()), "empty selection");
+      memory = detail::empty_selection();
+    }
+    detail::check(H5Dwrite(set, type, memory.get(), file_space.get(), transfer.get(), value),
+                  "writing");
+  }
+
+  void create_frames() {
+    Hdf5Handle const frames = group("frames");
+    // Chunks of at most 1024 x 1024 cells (4 MiB): h5py and ParaView read a frame in few.
+    std::vector<hsize_t> const dims{0, hsize_t(ny), hsize_t(nx)};
+    std::vector<hsize_t> const chunk{1, hsize_t(std::min(ny, 1024)), hsize_t(std::min(nx, 1024))};
+    frames_u = dataset("/frames/u", H5T_NATIVE_FLOAT, dims, chunk);
+    frames_step = dataset("/frames/step", H5T_NATIVE_INT64, {0}, {1024});
+    frames_time = dataset("/frames/time", H5T_NATIVE_DOUBLE, {0}, {1024});
+  }
+
+  void write_receiver_cells() const {
+    Hdf5Handle const group_handle = group("receivers");
+    std::vector<std::int32_t> x;
+    std::vector<std::int32_t> y;
+    std::vector<std::string> names;
+    std::size_t width = 1;
+    Scene named;  // receiver_name() reads the scene's receivers only
+    named.receivers = receivers;
+    for (std::size_t i = 0; i < receivers.size(); ++i) {
+      x.push_back(receivers[i].x);
+      y.push_back(receivers[i].y);
+      names.push_back(receiver_name(named, i));
+      width = std::max(width, names.back().size());
+    }
+    std::string packed(width * names.size(), '\0');
+    for (std::size_t i = 0; i < names.size(); ++i) names[i].copy(&packed[i * width], width);
+    Hdf5Handle const type = detail::string_type(width);
+    std::vector<hsize_t> const count{hsize_t(receivers.size())};
+    auto const write_all = [&](char const* name, hid_t file_type, hid_t memory_type,
+                               void const* values) {
+      Hdf5Handle const set = dataset(name, file_type, count);
+      Hdf5Handle const memory =
+          processes.root() ? detail::dataspace(count) : detail::empty_selection();
+      Hdf5Handle const file_space(H5Dget_space(set.get()), H5Sclose, "dataset space");
+      if (!processes.root()) detail::check(H5Sselect_none(file_space.get()), "selection");
+      detail::check(
+          H5Dwrite(set.get(), memory_type, memory.get(), file_space.get(), transfer.get(), values),
+          std::string("writing ") + name);
+    };
+    write_all("/receivers/x", H5T_NATIVE_INT32, H5T_NATIVE_INT32, x.data());
+    write_all("/receivers/y", H5T_NATIVE_INT32, H5T_NATIVE_INT32, y.data());
+    write_all("/receivers/name", type.get(), type.get(), packed.data());
+  }
+};
+
+FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& block,
+                     Processes const& processes)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.processes = processes;
+  s.path = path;
+  s.nx = scene.nx;
+  s.ny = scene.ny;
+  s.dx = scene.dx;
+  s.dt = scene.dt;
+  s.t0 = scene.t0;
+  s.receivers = scene.receivers;
+  s.block = {block.x0, block.y0, block.nx, block.ny};
+  std::string target;
+  std::string temporary;
+  s.run([] {},
+        [&] {
+          if (block.global_nx != scene.nx || block.global_ny != scene.ny) {
+            throw std::invalid_argument("wave2d::FieldFile: the block is of another grid");
+          }
+          validate(block);
+          if (!processes.root()) return;
+          OutputTarget const resolved = output_target(path);
+          if (resolved.write_through) {
+            throw OutputError("cannot write '" + path.string() +
+                              "': an HDF5 file is written to a regular file, not a device");
+          }
+          target = resolved.path.string();
+          temporary = temporary_path(resolved.path).string();
+        });
+  processes.broadcast(target);
+  processes.broadcast(temporary);
+  s.target = target;
+  s.temporary = temporary;
+  if (processes.root()) s.registered.emplace(s.temporary);
+  s.run([] {},
+        [&] {
+          s.transfer = detail::block_transfer(processes);
+          Hdf5Handle const access = detail::file_access(processes);
+          s.file =
+              Hdf5Handle(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                         H5Fclose, "creating the file");
+          hid_t const root = s.file.get();
+          detail::write_attribute(root, "format", std::string("wave2d fields"));
+          detail::write_attribute(root, "format_version", field_file_format_version);
+          detail::write_attribute(root, "wave2d_version", std::string(WAVE2D_VERSION));
+          detail::write_attribute(root, "scene", scene.name);
+          detail::write_attribute(root, "nx", std::int64_t(scene.nx));
+          detail::write_attribute(root, "ny", std::int64_t(scene.ny));
+          detail::write_attribute(root, "dx", double(scene.dx));
+          detail::write_attribute(root, "dt", double(scene.dt));
+          detail::write_attribute(root, "t0", double(scene.t0));
+        });
+}
+
+FieldFile::FieldFile(FieldFile&&) noexcept = default;
+
+FieldFile::~FieldFile() {
+  if (!state_ || state_->committed) return;
+  State& s = *state_;
+  detail::QuietHdf5Errors const quiet;
+  for (Hdf5Handle* handle : {&s.frames_u, &s.frames_step, &s.frames_time, &s.file}) {
+    handle->reset();
+  }
+  if (s.processes.root() && !s.temporary.empty()) {
+    std::error_code ignored;
+    fs::remove(s.temporary, ignored);
+  }
+}
+
+std::int64_t FieldFile::frames() const { return std::int64_t(state_->frame_times.size()); }
+
+void FieldFile::write_frame(std::int64_t step, std::span<float const> u) {
+  State& s = *state_;
+  s.run([&] { s.check_block(u, "the frame"); },
+        [&] {
+          if (!s.frames_u) s.create_frames();
+          hsize_t const index = s.frame_times.size();
+          hsize_t const grown[3] = {index + 1, hsize_t(s.ny), hsize_t(s.nx)};
+          detail::check(H5Dset_extent(s.frames_u.get(), grown), "growing /frames/u");
+          detail::check(H5Dset_extent(s.frames_step.get(), grown), "growing /frames/step");
+          detail::check(H5Dset_extent(s.frames_time.get(), grown), "growing /frames/time");
+          detail::write_grid_block(s.frames_u.get(), s.transfer.get(), {&index, 1}, s.block,
+                                   u.data());
+          double const time = s.time(step);
+          s.write_element(s.frames_step.get(), H5T_NATIVE_INT64, index, &step);
+          s.write_element(s.frames_time.get(), H5T_NATIVE_DOUBLE, index, &time);
+          s.frame_times.push_back(time);
+        });
+}
+
+void FieldFile::write_field(std::int64_t step, std::span<float const> previous,
+                            std::span<float const> current) {
+  State& s = *state_;
+  s.run(
+      [&] {
+        s.check_block(previous, "previous");
+        s.check_block(current, "current");
+        if (s.field_time) throw std::invalid_argument("wave2d::FieldFile: the field is written");
+      },
+      [&] {
+        Hdf5Handle const group = s.group("field");
+        std::vector<hsize_t> const dims{hsize_t(s.ny), hsize_t(s.nx)};
+        for (auto [name, values] :
+             {std::pair{"/field/previous", previous}, {"/field/current", current}}) {
+          Hdf5Handle const set = s.dataset(name, H5T_NATIVE_FLOAT, dims);
+          detail::write_grid_block(set.get(), s.transfer.get(), {}, s.block, values.data());
+        }
+        detail::write_attribute(group.get(), "step", step);
+        detail::write_attribute(group.get(), "time", s.time(step));
+        s.field_time = s.time(step);
+      });
+}
+
+void FieldFile::write_receivers(std::int64_t first_step, std::int64_t rows,
+                                std::span<std::int32_t const> columns,
+                                std::span<float const> values) {
+  State& s = *state_;
+  std::int64_t const receivers = std::int64_t(s.receivers.size());
+  s.run(
+      [&] {
+        if (rows < 0 || values.size() != std::size_t(rows) * columns.size()) {
+          throw std::invalid_argument(
+              "wave2d::FieldFile::write_receivers: " + std::to_string(values.size()) +
+              " values are not " + std::to_string(rows) + " rows of " +
+              std::to_string(columns.size()) + " receivers");
+        }
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+          if (columns[i] < 0 || columns[i] >= receivers ||
+              (i > 0 && columns[i] <= columns[i - 1])) {
+            throw std::invalid_argument(
+                "wave2d::FieldFile::write_receivers: columns must ascend within the receivers");
+          }
+        }
+      },
+      [&] {
+        s.write_receiver_cells();
+        Hdf5Handle const trace =
+            s.dataset("/receivers/trace", H5T_NATIVE_FLOAT, {hsize_t(rows), hsize_t(receivers)});
+        Hdf5Handle const group(H5Gopen2(s.file.get(), "receivers", H5P_DEFAULT), H5Gclose,
+                               "group receivers");
+        detail::write_attribute(group.get(), "first_step", first_step);
+        // Each column of this process: rows x 1 at (0, column), the selections' union
+        // ordered as the file's, row-major: the values' own order.
+        Hdf5Handle const file_space(H5Dget_space(trace.get()), H5Sclose, "dataset space");
+        detail::check(H5Sselect_none(file_space.get()), "selection");
+        for (std::int32_t column : columns) {
+          hsize_t const start[2] = {0, hsize_t(column)};
+          hsize_t const count[2] = {hsize_t(rows), 1};
+          detail::check(
+              H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, start, nullptr, count, nullptr),
+              "column selection");
+        }
+        hsize_t const held = values.size();
+        Hdf5Handle const memory =
+            held > 0 ? detail::dataspace({&held, 1}) : detail::empty_selection();
+        float const none = 0.0f;
+        detail::check(H5Dwrite(trace.get(), H5T_NATIVE_FLOAT, memory.get(), file_space.get(),
+                               s.transfer.get(), held > 0 ? values.data() : &none),
+                      "writing /receivers/trace");
+      });
+}
+
+void FieldFile::commit() {
+  State& s = *state_;
+  s.run([] {},
+        [&] {
+          for (Hdf5Handle* handle : {&s.frames_u, &s.frames_step, &s.frames_time}) {
+            handle->close("closing a dataset");
+          }
+          s.file.close("closing the file");
+          if (!s.processes.root()) return;
+          sync_file(s.temporary);
+          std::error_code error;
+          fs::rename(s.temporary, s.target, error);
+          if (error)
+            throw OutputError("cannot write '" + s.path.string() + "': " + error.message());
+          s.registered.reset();
+          std::string const text =
+              xdmf_text(s.path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
+          write_stream_atomically(xdmf_path(s.path), [&](std::ostream& out) { out << text; });
+        });
+  s.committed = true;
+}
+
+#else  // no HDF5
+
+struct FieldFile::State {};
+
+FieldFile::FieldFile(fs::path const& path, Scene const&, Window const&, Processes const&) {
+  throw OutputError("cannot write '" + path.string() + "': " + no_hdf5_reason);
+}
+FieldFile::FieldFile(FieldFile&&) noexcept = default;
+FieldFile::~FieldFile() = default;
+std::int64_t FieldFile::frames() const { return 0; }
+void FieldFile::write_frame(std::int64_t, std::span<float const>) {}
+void FieldFile::write_field(std::int64_t, std::span<float const>, std::span<float const>) {}
+void FieldFile::write_receivers(std::int64_t, std::int64_t, std::span<std::int32_t const>,
+                                std::span<float const>) {}
+void FieldFile::commit() {}
+
+#endif
+
+}  // namespace wave2d

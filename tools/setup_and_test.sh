@@ -50,8 +50,8 @@ install_missing() {
 }
 
 install_missing g++ cmake ninja-build libgtest-dev libbenchmark-dev libcli11-dev libpng-dev \
-  libtomlplusplus-dev libopenmpi-dev openmpi-bin libxxhash-dev python3-dev pybind11-dev \
-  python3-numpy libplot-dev
+  libtomlplusplus-dev libopenmpi-dev openmpi-bin libxxhash-dev libhdf5-openmpi-dev python3-h5py \
+  python3-dev pybind11-dev python3-numpy libplot-dev
 
 cd "$root"
 configure() { cmake -S . -B "$build" -G Ninja "${cmake_arguments[@]}"; }

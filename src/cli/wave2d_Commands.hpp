@@ -29,6 +29,7 @@ struct RunOptions {
   std::string output_directory = "out";
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
+  std::optional<std::string> h5_file;  // --save-h5
   bool allow_unstable = false;
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files

@@ -87,6 +87,10 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--save-npy", options.npy_file,
                  "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
       ->type_name("FILE");
+  run.add_option("--save-h5", options.h5_file,
+                 "Write the final pair of fields, the frames (with --frames-every) and the "
+                 "receivers' traces to one HDF5 file, with FILE.xmf for ParaView and VisIt")
+      ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
   run.add_option("--ranks", options.ranks,

@@ -1,5 +1,6 @@
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
+#include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
 #include <algorithm>
@@ -192,6 +193,11 @@ void check_distinct(RunFiles const& files) {
   };
   std::vector<Named> outputs;
   if (files.npy) outputs.push_back({"--save-npy '" + files.npy->string() + "'", *files.npy});
+  if (files.h5) {
+    fs::path const sidecar = xdmf_path(*files.h5);
+    outputs.push_back({"--save-h5 '" + files.h5->string() + "'", *files.h5});
+    outputs.push_back({"the sidecar '" + sidecar.string() + "'", sidecar});
+  }
   if (files.checkpoint) {
     outputs.push_back({"the checkpoint '" + files.checkpoint->string() + "'", *files.checkpoint});
   }

@@ -39,6 +39,7 @@ struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
   std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
   std::optional<std::filesystem::path> npy;
+  std::optional<std::filesystem::path> h5;  // and its sidecar, h5.xmf
   std::vector<std::filesystem::path> receivers;  // the receivers' files written
   std::optional<std::filesystem::path> checkpoint;
   std::vector<std::filesystem::path> inputs;    // the scene file and its masks

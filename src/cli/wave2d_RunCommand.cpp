@@ -8,7 +8,9 @@
 #include <cli/wave2d_ReceiverFiles.hpp>
 #include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_Picture.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d/simulation/wave2d_Backends.hpp>
@@ -18,6 +20,7 @@
 #include <wave2d/wave2d_Config.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 #if defined(WAVE2D_HAVE_MPI)
+#include <wave2d/distributed/wave2d_DistributedOutput.hpp>
 #include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
 #endif
 
@@ -53,6 +56,7 @@ struct RunPlan {
   std::optional<std::int64_t> frames_every;
   OutputFiles files;
   std::optional<fs::path> npy_file;
+  std::optional<fs::path> h5_file;
   bool keep_last_finite = false;
   bool receivers = false;  // writes the receivers' NPY and CSV
   bool receivers_plot = false;
@@ -99,9 +103,11 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
   }
 }
 
+// At most max_picture_side pixels a side, as the ranks of a distributed run draw it.
 void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
   create_parent_directories(path);
-  write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
+  PicturePart const picture = picture_part(u, scene.walls, Window::whole(scene.nx, scene.ny));
+  write_png(path, render_picture(picture), picture.width, picture.height);
 }
 
 // Where a run first went non-finite.
@@ -206,7 +212,7 @@ std::int64_t next_stop(std::optional<std::int64_t> every, std::int64_t done, std
 // a last checkpoint.
 template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
-              RunPlan const& plan) {
+              RunPlan const& plan, FieldFile* h5) {
   Stepping stepping;
   if (plan.frames_every) {
     std::int64_t const K = *plan.frames_every;
@@ -244,8 +250,10 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
     last_finite.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
     if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
-      write_image(plan.files.frame(stepping.first_frame + stepping.frames++),
-                  to_host(space, simulation.current()), plan.scene);
+      auto const u = to_host(space, simulation.current());
+      if (plan.images) write_image(plan.files.frame(stepping.first_frame + stepping.frames), u, plan.scene);
+      if (h5) h5->write_frame(now, u);
+      ++stepping.frames;
     }
     if (plan.checkpoint_every && (now % *plan.checkpoint_every == 0 || now == plan.steps)) {
       write_checkpoint(space, simulation, plan);
@@ -301,10 +309,7 @@ void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
 // frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
 // the video takes every frame from 0 on (those of the run a resumed one continues too).
-void write_results(RunPlan const& plan, std::vector<float> const& previous,
-                   std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
-                   std::optional<ReceiverTrace> const& trace) {
-  Scene const& scene = plan.scene;
+void write_trace_files(RunPlan const& plan, std::optional<ReceiverTrace> const& trace) {
   if (trace) {
     fs::path const npy = plan.files.receivers("npy");
     fs::path const csv = plan.files.receivers("csv");
@@ -318,6 +323,22 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     }
     std::cout << " (" << trace->names.size() << " receivers, " << trace->rows() << " rows)\n";
   }
+}
+
+void write_video(RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
+  if (frames > 0 && plan.images) {
+    std::int64_t const last = first_frame + frames - 1;
+    std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
+              << " .. " << plan.files.frame(last).filename().string() << "\n";
+    make_video(plan.files, last + 1, std::cout, std::cerr);
+  }
+}
+
+void write_results(RunPlan const& plan, std::vector<float> const& previous,
+                   std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
+                   std::optional<ReceiverTrace> const& trace) {
+  Scene const& scene = plan.scene;
+  write_trace_files(plan, trace);
   if (plan.npy_file) {
     create_parent_directories(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
@@ -327,12 +348,7 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     write_image(plan.files.image(), current, scene);
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
-  if (frames > 0) {
-    std::int64_t const last = first_frame + frames - 1;
-    std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
-              << " .. " << plan.files.frame(last).filename().string() << "\n";
-    make_video(plan.files, last + 1, std::cout, std::cerr);
-  }
+  write_video(plan, first_frame, frames);
 }
 
 ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
@@ -351,11 +367,30 @@ std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
   return make_trace(plan.scene, to_host(space, simulation.receivers()), first);
 }
 
+// The HDF5 file's final field and receivers' trace (all of it, from where it began), and
+// the file renamed into place with its sidecar.
+void commit_h5(FieldFile& h5, fs::path const& path, std::int64_t step,
+               std::vector<float> const& previous, std::vector<float> const& current,
+               std::optional<ReceiverTrace> const& trace) {
+  h5.write_field(step, previous, current);
+  if (trace && !trace->names.empty()) {
+    std::vector<std::int32_t> columns(trace->names.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = std::int32_t(i);
+    h5.write_receivers(trace->first_step, trace->rows(), columns, trace->values);
+  }
+  h5.commit();
+  std::cout << "wrote " << path.string() << ", " << xdmf_path(path).filename().string() << "\n";
+}
+
 template <class ExecutionSpace>
 void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
-                   RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
-  write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
-                first_frame, frames, trace_of(space, simulation, plan));
+                   RunPlan const& plan, std::int64_t first_frame, std::int64_t frames,
+                   FieldFile* h5) {
+  auto const previous = to_host(space, simulation.previous());
+  auto const current = to_host(space, simulation.current());
+  auto const trace = trace_of(space, simulation, plan);
+  write_results(plan, previous, current, first_frame, frames, trace);
+  if (h5) commit_h5(*h5, *plan.h5_file, simulation.steps_done(), previous, current, trace);
 }
 
 template <class ExecutionSpace>
@@ -405,15 +440,20 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     print_line("resumed",
                "from " + plan.resume_file->string() + ", step " + std::to_string(plan.resume.step));
   }
+  std::optional<FieldFile> h5;
+  if (plan.h5_file) {
+    create_parent_directories(*plan.h5_file);
+    h5.emplace(*plan.h5_file, scene, Window::whole(scene.nx, scene.ny));
+  }
   std::cout << std::flush;
-  Stepping const stepping = step(space, simulation, plan);
+  Stepping const stepping = step(space, simulation, plan, h5 ? &*h5 : nullptr);
   if (auto const& divergence = stepping.divergence) {
     std::string message = "the field is not finite after step " + std::to_string(divergence->step) +
                           ", first at cell (" + std::to_string(divergence->cell.x) + ", " +
                           std::to_string(divergence->cell.y) + ")";
     if (plan.keep_last_finite) {
       std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
-      write_results(space, simulation, plan, 0, 0);
+      write_results(space, simulation, plan, 0, 0, h5 ? &*h5 : nullptr);
       message += "; wrote the last finite state, step " + std::to_string(simulation.steps_done());
     } else {
       message += " (--keep-last-finite writes the last finite state)";
@@ -421,7 +461,8 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     throw std::runtime_error(message);
   }
   print_timing(plan, stepping.steps, stepping.seconds);
-  write_results(space, simulation, plan, stepping.first_frame, stepping.frames);
+  write_results(space, simulation, plan, stepping.first_frame, stepping.frames,
+                h5 ? &*h5 : nullptr);
   if (plan.checkpoint_every && stepping.steps > 0) {
     print_line("checkpoint",
                plan.checkpoint_file.string() + ", step " + std::to_string(simulation.steps_done()));
@@ -491,22 +532,29 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     print_line("configuration", simulation.local().configuration() + " (rank 0)");
     std::cout << std::flush;
   }
-  // Rank 0 checks the gathered fields and says the same on every rank.
-  auto const gather_finite = [&] {
-    auto fields = simulation.gather(space);
+  // Each rank checks its owned cells; every rank says the same.
+  auto const check_finite = [&] {
     int finite = 1;
-    if (root) {
-      for (auto const* field : {&fields.first, &fields.second}) {
-        for (float v : *field) finite &= std::isfinite(v) ? 1 : 0;
-      }
+    for (auto const& field : {simulation.local().previous(), simulation.local().current()}) {
+      for (float v : owned_cells(space, simulation.window(), field)) finite &= std::isfinite(v);
     }
-    MPI_Bcast(&finite, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &finite, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!finite) {
       throw std::runtime_error("the field is not finite after step " +
                                std::to_string(simulation.steps_done()));
     }
-    return fields;
   };
+  // Rank 0 makes the directory of a file the ranks write, failing on every rank if it cannot.
+  auto const prepare = [&](fs::path const& file) {
+    detail::on_every_rank(MPI_COMM_WORLD, [&] {
+      if (root) create_parent_directories(file);
+    });
+  };
+  std::optional<FieldFile> h5;
+  if (plan.h5_file) {
+    prepare(*plan.h5_file);
+    h5.emplace(open_field_file(*plan.h5_file, simulation));
+  }
   std::optional<ProgressBar> progress;
   if (root) progress.emplace(plan.steps);
   double seconds = 0.0;
@@ -524,19 +572,42 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     MPI_Barrier(MPI_COMM_WORLD);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (plan.frames_every) {
-      auto const fields = gather_finite();
-      if (root) write_image(plan.files.frame(frames), fields.second, scene);
+      check_finite();
+      if (plan.images) {
+        prepare(plan.files.frame(frames));
+        write_picture(plan.files.frame(frames), space, simulation);
+      }
+      if (h5) write_frame(*h5, space, simulation);
       ++frames;
     }
     if (root) progress->update(simulation.steps_done());
   }
-  auto const fields = gather_finite();
+  check_finite();
   auto receivers = plan.receivers ? simulation.gather_receivers(space) : std::vector<float>();
+  if (h5) {
+    write_results(*h5, space, simulation, plan.receivers);
+    h5->commit();
+    if (root) {
+      std::cout << "wrote " << plan.h5_file->string() << ", "
+                << xdmf_path(*plan.h5_file).filename().string() << "\n";
+    }
+  }
+  // Each rank writes its own cells: the whole grid is never on one rank.
+  if (plan.npy_file) {
+    prepare(*plan.npy_file);
+    write_npy(*plan.npy_file, space, simulation);
+  }
+  if (plan.images) {
+    prepare(plan.files.image());
+    write_picture(plan.files.image(), space, simulation);
+  }
   if (!root) return;
   print_timing(plan, plan.steps, seconds);
-  write_results(
-      plan, fields.first, fields.second, 0, frames,
-      plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0)) : std::nullopt);
+  write_trace_files(plan, plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0))
+                                         : std::nullopt);
+  if (plan.npy_file) std::cout << "wrote " << plan.npy_file->string() << "\n";
+  if (plan.images) std::cout << "wrote " << plan.files.image().string() << "\n";
+  write_video(plan, 0, frames);
 }
 #endif
 
@@ -622,6 +693,19 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
   plan.images = can_write_png;
   RunFiles files{.inputs = std::move(loaded.files)};
+  if (options.h5_file) {
+    if (!can_use_hdf5 || (options.ranks && !can_use_parallel_hdf5)) {
+      throw InputError(std::string("--save-h5: ") +
+                       (can_use_hdf5 ? "this build's HDF5 is serial, distributed runs need the "
+                                       "parallel one (install libhdf5-openmpi-dev and rebuild)"
+                                     : no_hdf5_reason));
+    }
+    plan.h5_file = *options.h5_file;
+    files.h5 = plan.h5_file;
+    check_can_write(*plan.h5_file);
+    check_can_write(xdmf_path(*plan.h5_file));
+    plan.frames_every = options.frames_every;
+  }
   if (plan.images) {
     plan.frames_every = options.frames_every;
     files.images = plan.files;

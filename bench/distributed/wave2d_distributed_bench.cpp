@@ -1,7 +1,8 @@
 // Times DistributedSimulation under mpirun: fenced wall time of the stepping after a
 // warm-up, the median of several runs, and the share of it spent in halo exchanges.
 //   mpirun -np N wave2d_distributed_bench [--scene NAME | --size N | --per-rank N]
-//       [--steps S] [--backend B] [--ranks PxQ] [--halo H] [--repetitions R]
+//       [--steps S] [--backend B] [--ranks PxQ] [--halo H] [--overlap yes|no]
+//       [--repetitions R]
 // --size N: the point-source scene on N x N cells (strong scaling); --per-rank N: on
 // N x N cells per rank (weak scaling).
 #include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
@@ -27,6 +28,7 @@ struct Arguments {
   std::string backend = "kokkos-mdrange";
   std::array<int, 2> ranks{0, 0};
   std::int32_t halo = 0;
+  bool overlap = true;
   int repetitions = 5;
 };
 
@@ -47,6 +49,8 @@ Arguments parse(int argc, char* argv[]) {
       a.backend = value;
     else if (key == "--halo")
       a.halo = std::stoi(value);
+    else if (key == "--overlap")
+      a.overlap = value == "yes";
     else if (key == "--repetitions")
       a.repetitions = std::stoi(value);
     else if (key == "--ranks") {
@@ -89,6 +93,7 @@ int run(Arguments const& a) {
   wave2d::DistributedSimulation<Space>::Options options;
   options.ranks = a.ranks;
   options.halo = a.halo;
+  options.overlap = a.overlap;
   wave2d::DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, a.backend, options);
   std::vector<double> seconds;
   std::vector<double> exchange_share;
@@ -111,12 +116,13 @@ int run(Arguments const& a) {
   if (rank == 0) {
     double const s = median(seconds);
     std::printf(
-        "ranks %dx%d  grid %dx%d  steps %lld  backend %s  halo %d  space %s  exchange %s\n"
+        "ranks %dx%d  grid %dx%d  steps %lld  backend %s  halo %d  space %s  exchange %s%s\n"
         "median %.4f s of %d (min %.4f, max %.4f)  %.3f GCells/s  exchange share %.1f%% "
         "(slowest rank)\n",
         simulation.ranks()[0], simulation.ranks()[1], scene.nx, scene.ny,
         static_cast<long long>(steps), a.backend.c_str(), simulation.window().halo, Space::name(),
-        simulation.exchange_path().c_str(), s, a.repetitions,
+        simulation.exchange_path().c_str(), simulation.overlaps() ? ", overlapped" : "", s,
+        a.repetitions,
         *std::min_element(seconds.begin(), seconds.end()),
         *std::max_element(seconds.begin(), seconds.end()),
         double(scene.cells()) * double(steps) / s / 1e9, 100.0 * median(exchange_share));

@@ -3,6 +3,8 @@
 #ifndef WAVE2D_DISTRIBUTED_SIMULATION_HPP
 #define WAVE2D_DISTRIBUTED_SIMULATION_HPP
 
+#include <wave2d/distributed/detail/wave2d_BorderStrips.hpp>
+#include <wave2d/distributed/detail/wave2d_HaloMessages.hpp>
 #include <wave2d/distributed/wave2d_Decomposition.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
@@ -78,15 +80,6 @@ inline std::vector<std::size_t> owned_receivers(Scene const& scene, Window const
   return owned;
 }
 
-// A rectangle of a local grid: rows [y0, y0 + ny), columns [x0, x0 + nx).
-struct Rect {
-  std::int32_t x0 = 0;
-  std::int32_t y0 = 0;
-  std::int32_t nx = 0;
-  std::int32_t ny = 0;
-  KOKKOS_FUNCTION std::int64_t cells() const { return std::int64_t(nx) * ny; }
-};
-
 // (previous, current) over rect <-> buffer, previous first, row-major.
 template <class Field, bool ToBuffer>
 struct CopyRect {
@@ -122,6 +115,10 @@ class DistributedSimulation {
     std::int32_t halo = 0;           // cells; 0: the backend's fused steps
     ValidationOptions validation;
     PlanOptions plan;                // for the backend "auto"
+    // Whether a rank steps its window while its halos travel, then its border again from
+    // the state before (BorderStrips), where its owned cells are more than twice the halo
+    // each way; else it waits for the halos, then steps.
+    bool overlap = true;
   };
 
   // Collective over comm (which the application keeps owning). Throws on every rank if
@@ -184,15 +181,27 @@ class DistributedSimulation {
     int coords[2] = {0, 0};
     MPI_Comm_rank(cart_, &rank);
     detail::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
-    for (int d = 0; d < 2; ++d) {
-      detail::check_mpi(MPI_Cart_shift(cart_, d, 1, &neighbours_[d][0], &neighbours_[d][1]),
-                         "MPI_Cart_shift");
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      int const at[2] = {coords[0] + detail::directions[i][0],
+                         coords[1] + detail::directions[i][1]};
+      if (at[0] >= 0 && at[0] < dims[0] && at[1] >= 0 && at[1] < dims[1]) {
+        detail::check_mpi(MPI_Cart_rank(cart_, at, &neighbours_[i]), "MPI_Cart_rank");
+      }
     }
     window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
+    // Every rank or none: the two ways make different collective calls.
+    int overlap = options.overlap && detail::BorderStrips<ExecutionSpace, MemorySpace>::fits(window_);
     try {
+      detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overlap, 1, MPI_INT, MPI_MIN, cart_),
+                        "MPI_Allreduce");
       detail::on_every_rank(cart_, [&] {
         local_.emplace(space, scene, window_, chosen, options.validation);
         allocate_buffers(space);
+        if (overlap != 0) {
+          strips_.emplace(space, scene, window_, chosen, options.validation,
+                          std::array{std::array{has_neighbour(-1, 0), has_neighbour(1, 0)},
+                                     std::array{has_neighbour(0, -1), has_neighbour(0, 1)}});
+        }
       });
     } catch (...) {
       MPI_Comm_free(&cart_);
@@ -218,10 +227,15 @@ class DistributedSimulation {
     Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::advance");
     if (n_steps < 0) throw std::invalid_argument("advance: negative steps");
     while (n_steps > 0) {
-      if (valid_steps_ == 0) exchange(space);
-      std::int64_t const chunk = std::min<std::int64_t>(n_steps, valid_steps_);
-      detail::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
-      valid_steps_ -= chunk;
+      std::int64_t const chunk =
+          std::min<std::int64_t>(n_steps, valid_steps_ > 0 ? valid_steps_ : window_.halo);
+      if (valid_steps_ == 0 && strips_) {
+        advance_overlapped(space, chunk);
+      } else {
+        if (valid_steps_ == 0) exchange(space);
+        detail::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
+        valid_steps_ -= chunk;
+      }
       n_steps -= chunk;
     }
   }
@@ -313,6 +327,9 @@ class DistributedSimulation {
     }
   }
   MPI_Comm communicator() const { return cart_; }
+  // Whether the ranks step while their halos travel (Options::overlap, where every rank's
+  // window fits BorderStrips).
+  bool overlaps() const { return strips_.has_value(); }
   // Wall time this rank spent in halo exchanges (packing to unpacking, fenced), since
   // construction.
   double exchange_seconds() const { return exchange_seconds_; }
@@ -342,43 +359,43 @@ class DistributedSimulation {
     return {std::move(all), std::move(displacements)};
   }
 
-  // The strips that go to (and come from) the neighbours on the low and high side of
-  // dimension d. x first, over the owned rows; then y over whole local rows, which by then
-  // hold the x halos: so the corners arrive too, in four messages instead of eight.
-  std::array<detail::Rect, 2> sent(int d) const {
-    Window const& w = window_;
-    std::int32_t const h = w.halo;
-    if (d == 0) {
-      return {detail::Rect{w.owned_x(), w.owned_y(), h, w.ny},
-              detail::Rect{w.owned_x() + w.nx - h, w.owned_y(), h, w.ny}};
-    }
-    return {detail::Rect{0, w.owned_y(), w.local_nx(), h},
-            detail::Rect{0, w.owned_y() + w.ny - h, w.local_nx(), h}};
+  bool has_neighbour(int dx, int dy) const {
+    return neighbours_[detail::direction_index(dx, dy)] != MPI_PROC_NULL;
   }
-  std::array<detail::Rect, 2> received(int d) const {
+
+  // The owned cells that the neighbour in direction i needs: those within the halo of
+  // that side (two sides for a corner). All eight go at once: a corner comes straight from
+  // the rank that owns it, so the exchange is one round of messages.
+  detail::Rect sent(std::size_t i) const {
     Window const& w = window_;
-    std::int32_t const h = w.halo;
-    if (d == 0) {
-      return {detail::Rect{w.owned_x() - h, w.owned_y(), h, w.ny},
-              detail::Rect{w.owned_x() + w.nx, w.owned_y(), h, w.ny}};
-    }
-    return {detail::Rect{0, w.owned_y() - h, w.local_nx(), h},
-            detail::Rect{0, w.owned_y() + w.ny, w.local_nx(), h}};
+    auto const [x0, nx] = detail::sent_range(detail::directions[i][0], w.owned_x(), w.nx, w.halo);
+    auto const [y0, ny] = detail::sent_range(detail::directions[i][1], w.owned_y(), w.ny, w.halo);
+    return {x0, y0, nx, ny};
+  }
+  // The halo cells that come from the neighbour in direction i.
+  detail::Rect received(std::size_t i) const {
+    Window const& w = window_;
+    auto const [x0, nx] =
+        detail::received_range(detail::directions[i][0], w.owned_x(), w.nx, w.halo);
+    auto const [y0, ny] =
+        detail::received_range(detail::directions[i][1], w.owned_y(), w.ny, w.halo);
+    return {x0, y0, nx, ny};
   }
 
   void allocate_buffers(ExecutionSpace const& space) {
     cuda_aware_ = detail::mpi_is_cuda_aware();
-    for (int d = 0; d < 2; ++d) {
-      for (int side = 0; side < 2; ++side) {
-        auto const make = [&](char const* label, detail::Rect rect) {
-          return Buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)),
-                        std::size_t(2 * rect.cells()));
-        };
-        send_[d][side] = make("wave2d::DistributedSimulation::send", sent(d)[side]);
-        receive_[d][side] = make("wave2d::DistributedSimulation::receive", received(d)[side]);
-        host_send_[d][side] = Kokkos::create_mirror_view(send_[d][side]);
-        host_receive_[d][side] = Kokkos::create_mirror_view(receive_[d][side]);
-      }
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] == MPI_PROC_NULL) continue;
+      auto const make = [&](char const* label, detail::Rect rect) {
+        return Buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)),
+                      std::size_t(2 * rect.cells()));
+      };
+      send_[i] = make("wave2d::DistributedSimulation::send", sent(i));
+      receive_[i] = make("wave2d::DistributedSimulation::receive", received(i));
+      host_send_[i] = Kokkos::create_mirror_view(send_[i]);
+      host_receive_[i] = Kokkos::create_mirror_view(receive_[i]);
+      send_type_[i] = detail::HaloType(sent(i));
+      receive_type_[i] = detail::HaloType(received(i));
     }
   }
 
@@ -386,43 +403,80 @@ class DistributedSimulation {
     return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible && cuda_aware_;
   }
 
+  // Packs the owned strips and posts every message of an exchange.
+  std::vector<MPI_Request> post(ExecutionSpace const& space) {
+    std::vector<MPI_Request> requests;
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] == MPI_PROC_NULL) continue;
+      float* to = through_device() ? receive_[i].data() : host_receive_[i].data();
+      requests.emplace_back();
+      // A message is two elements of a rect's type, previous then current: no count
+      // grows with the grid, so none overflows an int.
+      detail::check_mpi(MPI_Irecv(to, 2, receive_type_[i].get(), neighbours_[i],
+                                  int(detail::direction_index(-detail::directions[i][0],
+                                                              -detail::directions[i][1])),
+                                  cart_, &requests.back()),
+                        "MPI_Irecv");
+      pack(space, sent(i), send_[i]);
+      if (!through_device()) Kokkos::deep_copy(space, host_send_[i], send_[i]);
+    }
+    wave2d::fence(space, "wave2d::DistributedSimulation::exchange: packed");
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] == MPI_PROC_NULL) continue;
+      float* from = through_device() ? send_[i].data() : host_send_[i].data();
+      requests.emplace_back();
+      detail::check_mpi(
+          MPI_Isend(from, 2, send_type_[i].get(), neighbours_[i], int(i), cart_, &requests.back()),
+          "MPI_Isend");
+    }
+    return requests;
+  }
+
+  // Waits for the exchange's messages; the received ones on the device.
+  void wait(ExecutionSpace const& space, std::vector<MPI_Request>& requests) {
+    detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Waitall");
+    if (through_device()) return;
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] != MPI_PROC_NULL) Kokkos::deep_copy(space, receive_[i], host_receive_[i]);
+    }
+  }
+
   void exchange(ExecutionSpace const& space) {
     Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::exchange");
     // The steps before must end first anyway; waiting for them is not exchange time.
     wave2d::fence(space, "wave2d::DistributedSimulation::exchange: steps done");
     Kokkos::Timer timer;
-    for (int d = 0; d < 2; ++d) {
-      std::vector<MPI_Request> requests;
-      for (int side = 0; side < 2; ++side) {
-        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
-        float* to = through_device() ? receive_[d][side].data() : host_receive_[d][side].data();
-        requests.emplace_back();
-        detail::check_mpi(MPI_Irecv(to, int(receive_[d][side].size()), MPI_FLOAT,
-                                     neighbours_[d][side], d, cart_, &requests.back()),
-                           "MPI_Irecv");
-        pack(space, sent(d)[side], send_[d][side]);
-        if (!through_device()) Kokkos::deep_copy(space, host_send_[d][side], send_[d][side]);
-      }
-      wave2d::fence(space, "wave2d::DistributedSimulation::exchange: packed");
-      for (int side = 0; side < 2; ++side) {
-        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
-        float* from = through_device() ? send_[d][side].data() : host_send_[d][side].data();
-        requests.emplace_back();
-        detail::check_mpi(MPI_Isend(from, int(send_[d][side].size()), MPI_FLOAT,
-                                     neighbours_[d][side], d, cart_, &requests.back()),
-                           "MPI_Isend");
-      }
-      detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-                         "MPI_Waitall");
-      for (int side = 0; side < 2; ++side) {
-        if (neighbours_[d][side] == MPI_PROC_NULL) continue;
-        if (!through_device()) Kokkos::deep_copy(space, receive_[d][side], host_receive_[d][side]);
-        unpack(space, received(d)[side], receive_[d][side]);
-      }
+    auto requests = post(space);
+    wait(space, requests);
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] != MPI_PROC_NULL) unpack(space, received(i), receive_[i]);
     }
     wave2d::fence(space, "wave2d::DistributedSimulation::exchange: unpacked");
     exchange_seconds_ += timer.seconds();
     valid_steps_ = window_.halo;
+  }
+
+  // `steps` (at most the halo) with the exchange in flight: the window steps on its stale
+  // halos, then the strips step its border again from the state before, with the halos
+  // that came. The next steps need an exchange again.
+  void advance_overlapped(ExecutionSpace const& space, std::int64_t steps) {
+    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::advance_overlapped");
+    wave2d::fence(space, "wave2d::DistributedSimulation::exchange: steps done");
+    Kokkos::Timer timer;
+    std::vector<MPI_Request> requests;
+    detail::on_every_rank(cart_, [&] { strips_->take(space, *local_); });
+    requests = post(space);
+    double posted = timer.seconds();
+    detail::on_every_rank(cart_, [&] { local_->advance(space, steps); });
+    timer.reset();
+    wait(space, requests);
+    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+      if (neighbours_[i] != MPI_PROC_NULL) strips_->receive(space, received(i), receive_[i].data());
+    }
+    exchange_seconds_ += posted + timer.seconds();
+    detail::on_every_rank(cart_, [&] { strips_->advance_into(space, *local_); });
+    valid_steps_ = 0;
   }
 
   // buffer <- (previous, current) over rect, previous first, row-major.
@@ -446,17 +500,22 @@ class DistributedSimulation {
 
   MPI_Comm cart_ = MPI_COMM_NULL;
   std::array<int, 2> ranks_{1, 1};
-  int neighbours_[2][2] = {{MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}};
+  std::array<int, 8> neighbours_{MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL,
+                                 MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};
   Window window_;
   std::optional<Local> local_;
   std::optional<Plan> plan_;
   std::int64_t valid_steps_ = 0;  // steps the halos stay exact for
   bool cuda_aware_ = false;
   double exchange_seconds_ = 0.0;
-  Buffer send_[2][2];
-  Buffer receive_[2][2];
-  HostBuffer host_send_[2][2];
-  HostBuffer host_receive_[2][2];
+  std::optional<detail::BorderStrips<ExecutionSpace, MemorySpace>> strips_;
+  // Per direction of detail::directions.
+  std::array<Buffer, 8> send_;
+  std::array<Buffer, 8> receive_;
+  std::array<HostBuffer, 8> host_send_;
+  std::array<HostBuffer, 8> host_receive_;
+  std::array<detail::HaloType, 8> send_type_;
+  std::array<detail::HaloType, 8> receive_type_;
 };
 
 }  // namespace wave2d

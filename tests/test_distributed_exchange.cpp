@@ -1,0 +1,137 @@
+// The halo exchange (CTest runs these under mpirun on 1, 2, 3, 4 and 6 ranks, with
+// test_distributed.cpp): eight messages of derived datatypes, and ranks that step while
+// their halos travel (Options::overlap) give the bits of one process, receivers included.
+#include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d_TestHelpers.hpp>
+
+#include <mpi.h>
+
+namespace wave2d::test {
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// busy_scene with receivers in every rank's border strips: on and next to the blocks'
+// edges and corners of a 2 x 3 or 3 x 2 split, and in their interiors.
+Scene scene_with_receivers() {
+  Scene scene = busy_scene(97, 101, 7);
+  for (std::int32_t x : {0, 1, 31, 32, 33, 48, 49, 50, 64, 65, 66, 96}) {
+    for (std::int32_t y : {0, 2, 33, 34, 35, 50, 51, 67, 68, 100}) {
+      scene.receivers.push_back({x, y, "r" + std::to_string(scene.receivers.size())});
+    }
+  }
+  return scene;
+}
+
+struct Result {
+  std::vector<float> previous;
+  std::vector<float> current;
+  std::vector<float> receivers;
+};
+
+Result one_process(std::string const& backend, Scene const& scene, std::int64_t steps) {
+  Space space;
+  Simulation<Space> simulation(space, scene, backend);
+  simulation.advance(space, steps);
+  return {wave2d::to_host(space, simulation.previous()),
+          wave2d::to_host(space, simulation.current()),
+          wave2d::to_host(space, simulation.receivers())};
+}
+
+class ExchangeTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(ExchangeTest, OverlappedOrNotEqualsOneProcessBitwise) {
+  std::string const& backend = GetParam();
+  Space space;
+  Scene const scene = scene_with_receivers();
+  Result const expected = world_rank() == 0 ? one_process(backend, scene, 37) : Result{};
+  for (bool overlap : {true, false}) {
+    for (std::int32_t halo : {2, 0}) {
+      DistributedSimulation<Space>::Options options;
+      options.overlap = overlap;
+      options.halo = halo;
+      DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, backend, options);
+      // A halo of 2 fits any split of 6 ranks or fewer: the ranks overlap when asked.
+      if (halo == 2) EXPECT_EQ(distributed.overlaps(), overlap);
+      for (std::int64_t steps : {10, 1, 26}) distributed.advance(space, steps);
+      auto const [previous, current] = distributed.gather(space);
+      auto const receivers = distributed.gather_receivers(space);
+      if (world_rank() != 0) continue;
+      std::string const what = std::string(overlap ? "overlapped" : "not overlapped") + ", halo " +
+                               std::to_string(distributed.window().halo);
+      EXPECT_EQ(previous, expected.previous) << what;
+      EXPECT_EQ(current, expected.current) << what;
+      EXPECT_EQ(receivers, expected.receivers) << what << ": the receivers' trace";
+    }
+  }
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (auto const& backend : backends<Space>()) names.emplace_back(backend.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, ExchangeTest, testing::ValuesIn(backend_names()),
+                         [](testing::TestParamInfo<std::string> const& info) {
+                           std::string name = info.param;
+                           for (auto& c : name) c = std::isalnum(unsigned(c)) ? c : '_';
+                           return name;
+                         });
+
+// A grid whose blocks are too small for the strips: every rank waits for its halos.
+TEST(Exchange, RanksOverlapOnlyWhereEveryWindowFits) {
+  Space space;
+  DistributedSimulation<Space>::Options options;
+  options.halo = 8;
+  options.ranks = {world_size(), 1};
+  DistributedSimulation<Space> narrow(MPI_COMM_WORLD, space, busy_scene(16 * world_size(), 60, 2),
+                                      "kokkos-mdrange", options);
+  EXPECT_FALSE(narrow.overlaps());
+  narrow.advance(space, 20);
+  EXPECT_EQ(narrow.steps_done(), 20);
+}
+
+// Where MPI says it reads and writes CUDA device memory, the halos go from device to device:
+// the same bits as one process on the GPU, for every backend there.
+TEST(Exchange, CudaAwareMpiCarriesTheHalosFromDeviceToDevice) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (!detail::mpi_is_cuda_aware()) {
+    GTEST_SKIP() << "this MPI reports no CUDA-aware support (MPIX_Query_cuda_support): "
+                    "halos are staged through host buffers, as the other tests check";
+  }
+  using Cuda = Kokkos::Cuda;
+  Cuda space;
+  Scene const scene = scene_with_receivers();
+  for (auto const& backend : backends<Cuda>()) {
+    DistributedSimulation<Cuda> distributed(MPI_COMM_WORLD, space, scene, backend.name);
+    EXPECT_EQ(distributed.exchange_path(), "CUDA-aware MPI");
+    distributed.advance(space, 37);
+    auto const [previous, current] = distributed.gather(space);
+    auto const receivers = distributed.gather_receivers(space);
+    if (world_rank() != 0) continue;
+    Simulation<Cuda> one(space, scene, backend.name);
+    one.advance(space, 37);
+    EXPECT_EQ(previous, wave2d::to_host(space, one.previous())) << backend.name;
+    EXPECT_EQ(current, wave2d::to_host(space, one.current())) << backend.name;
+    EXPECT_EQ(receivers, wave2d::to_host(space, one.receivers())) << backend.name;
+  }
+#else
+  GTEST_SKIP() << "this build has no CUDA execution space: no device halos to carry";
+#endif
+}
+
+}  // namespace
+}  // namespace wave2d::test

@@ -131,6 +131,32 @@ TEST(Validation, RefusesWhatCannotBeSimulated) {
   expect_refused(s, "steps must not be negative");
 }
 
+// A front end tells an unstable step from other problems by its type, and adds its own
+// way of allowing it: the library's message names none.
+TEST(Validation, AnUnstableStepIsItsOwnError) {
+  Scene s = builtin_scene("double-slit-small");
+  s.dt = 0.9f * s.dx;
+  try {
+    validate(s);
+    FAIL() << "accepted an unstable time step";
+  } catch (UnstableTimeStep const& e) {
+    std::string const message = e.what();
+    EXPECT_NE(message.find("unstable time step: c*dt/dx = 0.9 exceeds 1/sqrt(2)"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("allow"), std::string::npos) << message;
+    EXPECT_NEAR(e.courant(), 0.9, 1e-6);
+  }
+  s = builtin_scene("double-slit-small");
+  s.nx = 0;
+  try {
+    validate(s);
+    FAIL() << "accepted an empty grid";
+  } catch (UnstableTimeStep const&) {
+    FAIL() << "an empty grid reported as an unstable time step";
+  } catch (SceneError const&) {
+  }
+}
+
 TEST(Kappa, IsScaleFree) {
   // c²·dt²/dx² in float under- or overflows at these scales; (c·dt/dx)² does not.
   EXPECT_EQ(kappa(1.0f, 1e-30f, 0.25e-30f), 0.0625f);

@@ -162,10 +162,9 @@ void validate(Scene const& scene, ValidationOptions options) {
   check_receivers(scene);
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
-    std::ostringstream message;
-    message << "unstable time step: c*dt/dx = " << courant
-            << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or allow it explicitly)";
-    fail(message.str());
+    throw UnstableTimeStep("unstable time step: c*dt/dx = " + number_text(courant) +
+                               " exceeds 1/sqrt(2) = 0.7071 (reduce dt)",
+                           courant);
   }
   // Only an allowed unstable step can get here with κ beyond float.
   if (!std::isfinite(float(courant * courant))) {

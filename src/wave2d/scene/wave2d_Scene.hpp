@@ -20,6 +20,19 @@ class SceneError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A time step above the stability bound: the one SceneError that a caller may choose to
+// allow (ValidationOptions::allow_unstable). Its message names no way of allowing it, so
+// that each front end adds its own.
+class UnstableTimeStep : public SceneError {
+ public:
+  UnstableTimeStep(std::string const& message, double courant)
+      : SceneError(message), courant_(courant) {}
+  double courant() const { return courant_; }  // the largest c·dt/dx of the grid
+
+ private:
+  double courant_;
+};
+
 struct Source {
   std::int32_t x = 0;
   std::int32_t y = 0;
@@ -91,7 +104,8 @@ std::string receiver_name(Scene const& scene, std::size_t i);
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
 // size, sources outside the grid or sharing a cell, receivers outside the grid, more
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
-// step, a κ or a source value (over steps 0 .. scene.steps) that single precision cannot hold.
+// step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
+// that single precision cannot hold.
 void validate(Scene const& scene, ValidationOptions options = {});
 
 // The window's cell codes and κ, taken from the global scene, with the border rule

@@ -513,6 +513,47 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
   }
 }
 
+// What editors write around the text: a UTF-8 byte order mark, CRLF line ends, no last
+// line end. Errors keep their line numbers.
+TEST(SceneFile, WhatEditorsAddIsAccepted) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "editor.toml";
+  std::string const bom = "\xEF\xBB\xBF";
+  std::string const lines = std::string(grid_and_time) + "[[sources]]\nx = 5\ny = 5\nfrequency = 2";
+  auto const crlf = [](std::string text) {
+    for (auto at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2)) {
+      text.replace(at, 1, "\r\n");
+    }
+    return text;
+  };
+  Scene expected;
+  write_text(file, lines + "\n");
+  expected = load_scene_file(file);
+  for (std::string const& text : {bom + lines + "\n", crlf(lines + "\n"), bom + crlf(lines), lines}) {
+    SCOPED_TRACE(text);
+    write_text(file, text);
+    Scene scene;
+    EXPECT_NO_THROW(scene = load_scene_file(file));
+    expect_same_scene(scene, expected);
+  }
+  write_text(file, bom + crlf("[grid]\nnx = 40\nny = 0\n"));
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ":3: grid.ny: must be positive, got 0");
+  // A byte order mark only at the start: elsewhere it is a character like any other.
+  write_text(file, "[grid]\n" + bom + "nx = 40\n");
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ":2: a character that is not ASCII (U+FEFF) outside a string or a comment");
+  // UTF-16, as some editors save "Unicode" text, is not TOML.
+  write_text(file, std::string("\xFF\xFE[\0g\0", 6));
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ": is UTF-16 text; a scene file is UTF-8 (save it as UTF-8)");
+  // A no-break space pasted from a web page looks like a space.
+  write_text(file, "[grid]\nnx =\xC2\xA0" "40\n");
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ":2: a character that is not ASCII (U+00A0) outside a string or a comment");
+}
+
 TEST(SceneFile, MissingFileIsNamed) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
@@ -550,7 +591,7 @@ TEST(SceneFile, InputsAreBoundedBeforeTheParser) {
       // Found by tests/fuzz: undefined behaviour in toml++ 3.3, an assertion in debug builds.
       {"[grid]\nny = \xce\xbf"
        "0\n",
-       ":2: a character that is not ASCII outside a string or a comment"},
+       ":2: a character that is not ASCII (U+03BF) outside a string or a comment"},
       {"[# x\n",
        ":1: Error while parsing key: expected bare key starting character or string "
        "delimiter, saw '#'"},

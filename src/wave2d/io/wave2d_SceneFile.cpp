@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -212,6 +213,23 @@ std::string cell_name(std::int32_t x, std::int32_t y) {
   return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
 }
 
+// " (U+00A0)" for the UTF-8 sequence that starts `text`, so that a no-break space or a
+// curly quote pasted from elsewhere can be told from what it looks like; empty when the
+// bytes are not UTF-8.
+std::string code_point_text(std::string_view text) {
+  auto const byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t const length = byte(0) >= 0xF0 ? 4 : byte(0) >= 0xE0 ? 3 : byte(0) >= 0xC0 ? 2 : 0;
+  if (length == 0 || text.size() < length) return {};
+  std::uint32_t code = byte(0) & (0x7Fu >> length);
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0u) != 0x80u) return {};
+    code = code << 6 | (byte(i) & 0x3Fu);
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%04X", unsigned(code));
+  return " (U+" + std::string(hex) + ")";
+}
+
 // Bounds the parser's work before it starts (see max_scene_file_nesting): a scan that
 // knows TOML's comments and strings, and counts the brackets, braces and dotted parts
 // outside them.
@@ -252,7 +270,9 @@ void check_toml_bounds(std::filesystem::path const& path, std::string_view text)
     } else if (c == ' ' || c == '\t') {
     } else if (static_cast<unsigned char>(c) >= 0x80) {
       // TOML has none there, and toml++ 3.3 reaches undefined behaviour on some (tests/fuzz).
-      fail_at(path, line, {}, "a character that is not ASCII outside a string or a comment");
+      fail_at(path, line, {},
+              "a character that is not ASCII" + code_point_text(text.substr(i)) +
+                  " outside a string or a comment");
     } else {
       if (c == '=' && key_length > max_scene_file_key_length) {
         fail_at(path, line, {},
@@ -592,6 +612,14 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
   if (text.size() > max_scene_file_bytes) {
     throw SceneError(path.string() + ": longer than the " + std::to_string(max_scene_file_bytes) +
                      " bytes a scene file may have");
+  }
+  // What editors write: a byte order mark before UTF-8 text (toml++ skips it too, but the
+  // bounds scan would see bytes that are not ASCII), CRLF line ends (TOML's own). UTF-16
+  // is not TOML.
+  constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+  if (text.starts_with(utf8_bom)) text.remove_prefix(utf8_bom.size());
+  if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
+    throw SceneError(path.string() + ": is UTF-16 text; a scene file is UTF-8 (save it as UTF-8)");
   }
   check_toml_bounds(path, text);
   toml::table document;

@@ -285,8 +285,23 @@ mask = "slow.pgm"
 
 TEST(SceneFile, DoubleSlitExampleIsTheBuiltinScene) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
-  expect_same_scene(load_scene_file(examples_dir / "double-slit.toml"),
-                    builtin_scene("double-slit-small"));
+  Scene example = load_scene_file(examples_dir / "double-slit.toml");
+  // Its own name, so that the files named after it are not the built-in scene's.
+  EXPECT_EQ(example.name, "double slit from wall rectangles");
+  example.name = "double-slit-small";
+  expect_same_scene(example, builtin_scene("double-slit-small"));
+}
+
+// No example takes a built-in scene's name, which programs name their outputs after.
+TEST(SceneFile, ExamplesHaveNamesOfTheirOwn) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  for (auto const& entry : fs::directory_iterator(examples_dir)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::string const name = load_scene_file(entry.path()).name;
+    for (auto const& info : builtin_scenes()) {
+      EXPECT_NE(name, info.name) << entry.path();
+    }
+  }
 }
 
 TEST(SceneFile, BaseSceneGivesWhatTheFileDoesNot) {

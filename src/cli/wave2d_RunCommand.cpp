@@ -64,6 +64,8 @@ struct RunPlan {
   fs::path checkpoint_file;
   std::optional<fs::path> resume_file;  // with resume, read and checked against the scene
   CheckpointData resume;
+  // Said when a scene file is named like a built-in scene, whose outputs' names it takes.
+  std::string name_note;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -274,6 +276,7 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
 
 // What the run is, before it starts.
 void print_run(RunPlan const& plan, std::string const& space) {
+  if (!plan.name_note.empty()) std::cerr << "wave2d: note: " << plan.name_note << "\n";
   print_line("scene", plan.scene_label);
   print_line("grid", std::to_string(plan.scene.nx) + " x " + std::to_string(plan.scene.ny));
   print_line("steps", std::to_string(plan.steps));
@@ -691,6 +694,12 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
       name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  bool const builtin_name = std::ranges::any_of(
+      builtin_scenes(), [&](BuiltinSceneInfo const& info) { return info.name == name; });
+  if (!loaded.files.empty() && builtin_name) {
+    plan.name_note = "the scene file is named '" + name + "', as a built-in scene: its outputs (" +
+                     plan.files.image().string() + ", ...) take that scene's names";
+  }
   plan.images = can_write_png;
   RunFiles files{.inputs = std::move(loaded.files)};
   if (options.h5_file) {

@@ -1074,7 +1074,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "of its temporary is longer than the 255 bytes a name may have",
                  reads_a_scene_file},
         BadInput{"output_directory_name_too_long",
-                 "run --scene double-slit-small --output o/" + std::string(300, 'd'),
+                 "run --scene double-slit-small --output " + std::string(300, 'd'),
                  "is longer than the 255 bytes a name may have"},
         BadInput{"npy_is_the_image_directory",
                  "run --scene double-slit-small --output o --save-npy o",

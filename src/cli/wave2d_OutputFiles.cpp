@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,49 +101,6 @@ std::string file_stem(std::string_view name) {
   return stem;
 }
 
-void check_can_write(fs::path const& file) {
-  OutputTarget target;
-  try {
-    target = output_target(file);
-  } catch (OutputError const& e) {
-    throw InputError(e.what());
-  }
-  if (target.write_through) return;
-  auto const refuse = [&](std::string const& reason) {
-    throw InputError("cannot write '" + file.string() + "': " + reason);
-  };
-  if (!target.path.has_filename()) refuse("it is a directory");
-  // The nearest directory above that exists: the run creates the missing ones below it.
-  std::error_code error;
-  fs::path existing = target.path.parent_path();
-  while (!existing.empty() && !fs::exists(existing, error)) existing = existing.parent_path();
-  if (existing.empty()) existing = ".";
-  if (!fs::is_directory(existing, error)) refuse("'" + existing.string() + "' is not a directory");
-  // Found now, not when the run ends and the temporary is made.
-  long name_max = ::pathconf(existing.c_str(), _PC_NAME_MAX);
-  if (name_max <= 0) name_max = NAME_MAX;
-  fs::path const temporary = temporary_path(target.path);
-  for (auto const& name : temporary) {
-    if (name.native().size() > std::size_t(name_max)) {
-      refuse("the name '" + name.string() + "'" +
-             (name == temporary.filename() ? " of its temporary" : "") + " is longer than the " +
-             std::to_string(name_max) + " bytes a name may have");
-    }
-  }
-  if (fs::absolute(temporary).native().size() >= PATH_MAX) {
-    refuse("its path is longer than the " + std::to_string(PATH_MAX) + " bytes a path may have");
-  }
-  // Only creating a file tells for sure: access() says yes to root on /proc or a
-  // read-only mount.
-  auto const probe = existing / (".wave2d-probe." + std::to_string(::getpid()));
-  int const fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    refuse("cannot create files in '" + existing.string() + "': " + std::strerror(errno));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
-}
-
 namespace {
 
 // One name per file: links followed (a dangling one to the file an output would
@@ -153,7 +111,7 @@ fs::path identity(fs::path const& path) {
   if (fs::is_symlink(fs::symlink_status(path, error))) {
     try {
       target = output_target(path).path;
-    } catch (OutputError const&) {  // what check_can_write refuses: no file to compare
+    } catch (OutputError const&) {  // what probe_output refuses: no file to compare
     }
   }
   fs::path const resolved = fs::weakly_canonical(fs::absolute(target), error);
@@ -182,8 +140,6 @@ bool is_frame(RunFiles const& files, fs::path const& path) {
   std::int64_t const index = std::stoll(digits);
   return index < files.frame_count && images.frame(index).filename() == name;
 }
-
-}  // namespace
 
 void check_distinct(RunFiles const& files) {
   struct Named {
@@ -241,8 +197,89 @@ void check_distinct(RunFiles const& files) {
   }
 }
 
-void create_parent_directories(fs::path const& file) {
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+// The output folder, made when missing so that the files in it can be probed, and
+// removed when the probes are done: the run makes it again when it writes there. Only
+// the folder itself is made: the one above must exist.
+class ProbeDirectory {
+ public:
+  explicit ProbeDirectory(fs::path directory) {
+    if (!directory.has_filename()) directory = directory.parent_path();  // "o/"
+    std::error_code error;
+    if (directory.empty() || fs::exists(fs::symlink_status(directory, error))) return;
+    fs::path const parent = directory.has_parent_path() ? directory.parent_path() : ".";
+    auto const refuse = [&](std::string const& reason) {
+      throw InputError("cannot make the output folder '" + directory.string() + "': " + reason);
+    };
+    auto const parent_type = fs::status(parent, error).type();
+    if (parent_type == fs::file_type::not_found) {
+      refuse("the folder '" + parent.string() + "' does not exist");
+    }
+    if (parent_type != fs::file_type::directory) refuse("'" + parent.string() + "' is not a directory");
+    long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+    if (name_max <= 0) name_max = NAME_MAX;
+    if (directory.filename().native().size() > std::size_t(name_max)) {
+      throw InputError("the output folder's name '" + directory.filename().string() +
+                       "' is longer than the " + std::to_string(name_max) +
+                       " bytes a name may have");
+    }
+    if (::mkdir(directory.c_str(), 0777) != 0) refuse(std::strerror(errno));
+    made_ = directory;
+  }
+  ~ProbeDirectory() {
+    if (!made_.empty()) ::rmdir(made_.c_str());
+  }
+  ProbeDirectory(ProbeDirectory const&) = delete;
+  ProbeDirectory& operator=(ProbeDirectory const&) = delete;
+
+ private:
+  fs::path made_;
+};
+
+}  // namespace
+
+void check_outputs(RunFiles const& files) {
+  // Refused before any name is resolved.
+  auto const refuse_empty = [](std::string const& option) {
+    throw InputError(option + ": the path is empty");
+  };
+  if (files.npy && files.npy->empty()) refuse_empty("--save-npy");
+  if (files.checkpoint && files.checkpoint->empty()) refuse_empty("--checkpoint-every");
+  if ((files.images && files.images->directory.empty()) ||
+      (!files.receivers.empty() && !files.receivers.front().has_parent_path())) {
+    refuse_empty("--output");
+  }
+  check_distinct(files);
+  std::vector<fs::path> outputs;
+  if (files.npy) outputs.push_back(*files.npy);
+  if (files.checkpoint) outputs.push_back(*files.checkpoint);
+  std::optional<fs::path> directory;
+  if (files.images) {
+    directory = files.images->directory;
+    outputs.push_back(files.images->image());
+    if (files.frame_count > 0) {
+      outputs.push_back(files.images->frame(files.frame_count - 1));  // the longest name
+      outputs.push_back(files.images->video());
+    }
+  }
+  for (auto const& file : files.receivers) {
+    if (!directory) directory = file.parent_path();
+    outputs.push_back(file);
+  }
+  // A signal during a probe removes its temporary too.
+  remove_temporary_files_on_signals();
+  std::optional<ProbeDirectory> made;
+  if (directory) made.emplace(*directory);
+  for (auto const& file : outputs) {
+    try {
+      probe_output(file);
+    } catch (OutputError const& e) {
+      throw InputError(e.what());
+    }
+  }
+}
+
+void create_parent_directory(fs::path const& file) {
+  if (file.has_parent_path()) fs::create_directory(file.parent_path());
 }
 
 void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream& report,

@@ -28,13 +28,7 @@ struct OutputFiles {
 // bytes (UTF-8) stay, so that names in other scripts stay distinct.
 std::string file_stem(std::string_view name);
 
-// Throws InputError unless `file` can be written: its target (links followed) is a
-// character device written through, or a file whose directory is writable or
-// can be created (create_parent_directories does that later), and whose every name,
-// its temporary's included, is within the file system's NAME_MAX and PATH_MAX.
-void check_can_write(std::filesystem::path const& file);
-
-// What a run writes and reads, to be told apart before it starts.
+// What a run writes and reads, to be told apart and checked before it starts.
 struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
   std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
@@ -45,12 +39,17 @@ struct RunFiles {
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
 };
 
-// Throws InputError when two outputs are one file (links, "..", hard links seen through),
-// when --save-npy names the output directory or one above it, or when an output would
-// overwrite an input (the checkpoint may be the one resumed).
-void check_distinct(RunFiles const& files);
+// Throws InputError unless every output can be written when the run has its results:
+// no two outputs are one file (links, "..", hard links seen through), --save-npy is not
+// the output folder, no output overwrites an input (the checkpoint may be the one
+// resumed), and each file passes probe_output(). The output folder may be missing, to be
+// made by the run, if the folder above it exists: it is made for the probes and removed.
+// Every other output's folder must exist.
+void check_outputs(RunFiles const& files);
 
-void create_parent_directories(std::filesystem::path const& file);
+// Makes the folder of `file` when it is missing, but not the folders above it, which
+// check_outputs() found.
+void create_parent_directory(std::filesystem::path const& file);
 
 // Assembles frames 0 .. frame_count - 1 into files.video() with ffmpeg (H.264, yuv420p,
 // 30 fps). The video is a convenience: a missing or failing ffmpeg costs only the video,

@@ -100,7 +100,7 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
 }
 
 void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
-  create_parent_directories(path);
+  create_parent_directory(path);
   write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
 }
 
@@ -191,7 +191,7 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.receivers_hash = receivers_hash(plan.scene);
   data.trace_first_step = simulation.receivers_first_step();
   data.trace = to_host(space, simulation.receivers());
-  create_parent_directories(plan.checkpoint_file);
+  create_parent_directory(plan.checkpoint_file);
   wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
 
@@ -308,7 +308,7 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   if (trace) {
     fs::path const npy = plan.files.receivers("npy");
     fs::path const csv = plan.files.receivers("csv");
-    create_parent_directories(npy);
+    create_parent_directory(npy);
     write_npy(npy, trace->values, trace->rows(), std::int64_t(trace->names.size()));
     write_receivers_csv(csv, *trace);
     std::cout << "wrote " << npy.string() << ", " << csv.filename().string();
@@ -319,7 +319,7 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     std::cout << " (" << trace->names.size() << " receivers, " << trace->rows() << " rows)\n";
   }
   if (plan.npy_file) {
-    create_parent_directories(*plan.npy_file);
+    create_parent_directory(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
     std::cout << "wrote " << plan.npy_file->string() << "\n";
   }
@@ -625,19 +625,13 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   if (plan.images) {
     plan.frames_every = options.frames_every;
     files.images = plan.files;
-    check_can_write(plan.files.image());
     if (plan.frames_every) {
       files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
-      if (files.frame_count > 0) {
-        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
-        check_can_write(plan.files.video());
-      }
     }
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;
     files.npy = plan.npy_file;
-    check_can_write(*plan.npy_file);
   }
   if (!plan.scene.receivers.empty() && !options.no_receivers) {
     plan.receivers = true;
@@ -645,7 +639,6 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     for (char const* extension : {"npy", "csv", "png"}) {
       if (extension == std::string_view("png") && !plan.receivers_plot) continue;
       files.receivers.push_back(plan.files.receivers(extension));
-      check_can_write(files.receivers.back());
     }
   }
   if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
@@ -661,13 +654,12 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     plan.checkpoint_every = options.checkpoint_every;
     plan.checkpoint_file = options.checkpoint_file;
     files.checkpoint = plan.checkpoint_file;
-    check_can_write(plan.checkpoint_file);
   }
   if (options.resume_file) {
     plan.resume_file = *options.resume_file;
     files.resume = plan.resume_file;
   }
-  check_distinct(files);
+  check_outputs(files);
   if (plan.resume_file) {
     try {
       plan.resume = read_checkpoint(*plan.resume_file);

@@ -13,6 +13,12 @@
 #include <climits>
 #include <csignal>
 
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(WAVE2D_HAVE_PNG)
@@ -68,6 +74,86 @@ extern "C" void remove_temporaries_and_reraise(int signal_number) {
   }
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
+}
+
+// Every name of `target` and of its temporary within NAME_MAX of `folder`, the whole
+// within PATH_MAX: found now, not when the run ends and the temporary is made.
+void check_name_lengths(fs::path const& path, fs::path const& target, fs::path const& folder) {
+  long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  fs::path const temporary = temporary_path(target);
+  for (auto const& name : temporary) {
+    if (name.native().size() > std::size_t(name_max)) {
+      fail(path, "the name '" + name.string() + "'" +
+                     (name == temporary.filename() ? " of its temporary" : "") +
+                     " is longer than the " + std::to_string(name_max) +
+                     " bytes a name may have");
+    }
+  }
+  if (fs::absolute(temporary).native().size() >= PATH_MAX) {
+    fail(path, "its path is longer than the " + std::to_string(PATH_MAX) +
+                   " bytes a path may have");
+  }
+}
+
+// What chattr +i or +a says of a file or folder: nothing can replace it (or, for a folder,
+// nothing in it). Empty where the file system keeps no such flags or they cannot be read.
+std::string replacement_forbidden_by_flags(fs::path const& path) {
+  int const fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  int flags = 0;
+  int const got = ::ioctl(fd, FS_IOC_GETFLAGS, &flags);
+  ::close(fd);
+  if (got != 0) return {};
+  if (flags & FS_IMMUTABLE_FL) return "immutable (chattr +i)";
+  if (flags & FS_APPEND_FL) return "append-only (chattr +a)";
+  return {};
+}
+
+bool has_effective_capability(int capability) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (::syscall(SYS_capget, &header, data) != 0) return ::geteuid() == 0;
+  return (data[capability / 32].effective >> (capability % 32)) & 1u;
+}
+
+// The kernel's rule for removing or replacing a name in a sticky folder (/tmp): only the
+// file's owner, the folder's or a CAP_FOWNER process may. A probe cannot try it without
+// replacing the file, so the rule is applied as the kernel does.
+void check_sticky_folder(fs::path const& path, fs::path const& target, fs::path const& folder) {
+  struct stat folder_status {};
+  struct stat target_status {};
+  if (::stat(folder.c_str(), &folder_status) != 0 || !(folder_status.st_mode & S_ISVTX)) return;
+  if (::lstat(target.c_str(), &target_status) != 0) return;  // nothing to replace
+  uid_t const user = ::geteuid();
+  if (target_status.st_uid == user || folder_status.st_uid == user ||
+      has_effective_capability(CAP_FOWNER)) {
+    return;
+  }
+  fail(path, "it belongs to another user (uid " + std::to_string(target_status.st_uid) +
+                 ") in the sticky folder '" + folder.string() + "', where only they can replace it");
+}
+
+// Creates a temporary beside the target, renames it and removes it: what the write will do,
+// short of replacing the target.
+void probe_create_and_rename(fs::path const& path, fs::path const& target,
+                             fs::path const& folder) {
+  fs::path const temporary = temporary_path(target);
+  fs::path const renamed = fs::path(temporary).replace_extension(".new");  // as long a name
+  RegisteredTemporary const registered(temporary);
+  RegisteredTemporary const registered_renamed(renamed);
+  int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::string const reason = describe_errno();
+    fail(path, "cannot create files in '" + folder.string() + "': " + reason);
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), renamed.c_str()) != 0) {
+    std::string const reason = describe_errno();
+    ::unlink(temporary.c_str());
+    fail(path, "cannot rename files in '" + folder.string() + "': " + reason);
+  }
+  ::unlink(renamed.c_str());
 }
 
 std::size_t cells_of(std::int32_t nx, std::int32_t ny, char const* function) {
@@ -177,6 +263,33 @@ OutputTarget output_target(fs::path const& path) {
 fs::path temporary_path(fs::path const& target) {
   return target.parent_path() /
          ("." + target.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+}
+
+void probe_output(fs::path const& path) {
+  if (path.empty()) fail(path, "the path is empty");
+  OutputTarget const target = output_target(path);
+  if (target.write_through) return;
+  if (!target.path.has_filename()) fail(path, "it is a directory");
+  fs::path const folder = target.path.has_parent_path() ? target.path.parent_path() : ".";
+  std::error_code error;
+  auto const folder_type = fs::status(folder, error).type();
+  if (folder_type == fs::file_type::not_found) {
+    fail(path, "the folder '" + folder.string() + "' does not exist");
+  }
+  if (folder_type != fs::file_type::directory) {
+    fail(path, "'" + folder.string() + "' is not a directory");
+  }
+  check_name_lengths(path, target.path, folder);
+  if (auto const flags = replacement_forbidden_by_flags(folder); !flags.empty()) {
+    fail(path, "the folder '" + folder.string() + "' is " + flags);
+  }
+  if (fs::exists(fs::symlink_status(target.path, error))) {
+    if (auto const flags = replacement_forbidden_by_flags(target.path); !flags.empty()) {
+      fail(path, "it is " + flags + ", so it cannot be replaced");
+    }
+    check_sticky_folder(path, target.path, folder);
+  }
+  probe_create_and_rename(path, target.path, folder);
 }
 
 void remove_temporary_files_on_signals() {

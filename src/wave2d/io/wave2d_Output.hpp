@@ -37,6 +37,15 @@ OutputTarget output_target(std::filesystem::path const& path);
 // `target` before it is renamed into place.
 std::filesystem::path temporary_path(std::filesystem::path const& target);
 
+// Throws OutputError unless write_file_atomically(path, ...) can put a file there now, so
+// that a program finds out before its work rather than after: the path is not empty, its
+// target (links followed) is written through or lies in a folder that exists, every name
+// of it and of its temporary fits the file system's NAME_MAX and PATH_MAX, neither the
+// folder nor the target is immutable or append-only, a target that exists may be replaced
+// (a sticky folder lets only its owner, the target's or a CAP_FOWNER process do that), and
+// a temporary can be created there and renamed, then is removed.
+void probe_output(std::filesystem::path const& path);
+
 // Has `write` produce a file at temporary_path() of the target of `path`, then renames
 // it to that target. If `write` throws or the rename fails, the temporary is removed
 // and the error propagates: the target is either complete or as it was. A target

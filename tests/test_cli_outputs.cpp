@@ -1,0 +1,192 @@
+// The `wave2d` program's outputs: each is proven writable before the first step, so that
+// no result is lost at the end of a run.
+#include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d_TestFiles.hpp>
+#include <wave2d_TestUsers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace wave2d::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(std::string const& text, std::string const& part) {
+  return text.find(part) != std::string::npos;
+}
+
+struct Result {
+  int status = -1;  // the exit status; 128 + N when ended by signal N
+  std::string out;
+  std::string err;
+};
+
+struct RunAs {
+  std::optional<uid_t> user;  // another user's run (root only)
+  std::string path;           // PATH, when not the test's own
+};
+
+class CliOutputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::permissions(root_.path(), fs::perms::owner_all | fs::perms::others_exec);
+    fs::create_directory(work());
+  }
+
+  // Runs `wave2d <arguments>` in work(), without a shell: its status, stdout and stderr.
+  Result wave2d(std::vector<std::string> arguments, RunAs const& run = {}) const {
+    fs::path const out = root_.path() / "stdout";
+    fs::path const err = root_.path() / "stderr";
+    arguments.insert(arguments.begin(), WAVE2D_CLI);
+    arguments.push_back("--kokkos-num-threads=1");
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      int const out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int const err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out_fd < 0 || err_fd < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0 ||
+          ::chdir(work().c_str()) != 0) {
+        ::_exit(126);
+      }
+      ::setenv("OMP_PROC_BIND", "false", 1);
+      if (!run.path.empty()) ::setenv("PATH", run.path.c_str(), 1);
+      if (run.user && (::setgroups(0, nullptr) != 0 || ::setgid(*run.user) != 0 ||
+                       ::setuid(*run.user) != 0)) {
+        ::_exit(126);
+      }
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out),
+            read_file(err)};
+  }
+
+  fs::path work() const { return root_.path() / "work"; }
+  std::vector<std::string> work_contents() const {
+    std::vector<std::string> names;
+    for (auto const& entry : fs::recursive_directory_iterator(work())) {
+      names.push_back(fs::relative(entry.path(), work()).string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  TemporaryDirectory root_;
+};
+
+std::vector<std::string> small_run(std::vector<std::string> const& more) {
+  std::vector<std::string> arguments = {"run",    "--scene", "double-slit-small", "--steps",
+                                        "4",      "--plan",  "estimate"};
+  arguments.insert(arguments.end(), more.begin(), more.end());
+  return arguments;
+}
+
+// Refused with a one-line usage error before the run started: it printed nothing.
+void expect_refused_first(Result const& result, std::string const& message) {
+  EXPECT_EQ(result.status, 2) << result.err;
+  EXPECT_EQ(result.err, "wave2d: error: " + message + "\n");
+  EXPECT_EQ(result.out, "");
+}
+
+TEST_F(CliOutputs, ALinkIntoAMissingFolderIsRefusedBeforeTheRun) {
+  fs::create_symlink("nodir/sub/x.npy", work() / "l.npy");
+  expect_refused_first(wave2d(small_run({"--save-npy", "l.npy"})),
+                       "cannot write 'l.npy': the folder 'nodir/sub' does not exist");
+  if (can_checkpoint) {
+    expect_refused_first(wave2d(small_run({"--checkpoint-every", "2", "l.npy"})),
+                         "cannot write 'l.npy': the folder 'nodir/sub' does not exist");
+  }
+  EXPECT_EQ(work_contents(), std::vector<std::string>{"l.npy"});
+}
+
+// Folders named by the user are not made for them; the output folder itself is.
+TEST_F(CliOutputs, MissingFoldersOfExplicitPathsAreRefused) {
+  expect_refused_first(wave2d(small_run({"--save-npy", "a/b.npy"})),
+                       "cannot write 'a/b.npy': the folder 'a' does not exist");
+  if (can_checkpoint) {
+    expect_refused_first(wave2d(small_run({"--checkpoint-every", "2", "a/b.ck"})),
+                         "cannot write 'a/b.ck': the folder 'a' does not exist");
+  }
+  if (can_write_png) {
+    expect_refused_first(wave2d(small_run({"--output", "a/b"})),
+                         "cannot make the output folder 'a/b': the folder 'a' does not exist");
+  }
+  EXPECT_TRUE(work_contents().empty());
+  Result const made = wave2d(small_run({"--output", "o", "--save-npy", "o/f.npy"}));
+  ASSERT_EQ(made.status, 0) << made.err;
+  EXPECT_TRUE(fs::exists(work() / "o/f.npy"));
+  ASSERT_EQ(wave2d(small_run({})).status, 0);
+  EXPECT_EQ(fs::exists(work() / "out/double-slit-small.png"), can_write_png);
+}
+
+TEST_F(CliOutputs, AnEmptyPathIsSaidToBeEmpty) {
+  expect_refused_first(wave2d(small_run({"--save-npy", ""})), "--save-npy: the path is empty");
+  if (can_checkpoint) {
+    expect_refused_first(wave2d(small_run({"--checkpoint-every", "2", ""})),
+                         "--checkpoint-every: the path is empty");
+  }
+  if (can_write_png) {
+    expect_refused_first(wave2d(small_run({"--output", ""})), "--output: the path is empty");
+  }
+  EXPECT_TRUE(work_contents().empty());
+}
+
+TEST_F(CliOutputs, AnImmutableTargetIsRefusedBeforeTheRun) {
+  write_text(work() / "kept.npy", "kept");
+  InodeFlag const immutable(work() / "kept.npy", FS_IMMUTABLE_FL);
+  if (!immutable.set()) GTEST_SKIP() << InodeFlag::why_not();
+  expect_refused_first(wave2d(small_run({"--save-npy", "kept.npy"})),
+                       "cannot write 'kept.npy': it is immutable (chattr +i), so it cannot be "
+                       "replaced");
+  EXPECT_EQ(read_file(work() / "kept.npy"), "kept");
+}
+
+// Another user's file in a /tmp-like folder: its owner alone may replace it, root too.
+TEST_F(CliOutputs, AnotherUsersFileInAStickyFolderIsRefusedBeforeTheRun) {
+  if (::geteuid() != 0) GTEST_SKIP() << needs_root;
+  ASSERT_EQ(::chown(work().c_str(), other_user, other_user), 0);
+  fs::path const sticky = root_.path() / "tmp";
+  fs::create_directory(sticky);
+  fs::permissions(sticky, fs::perms::all | fs::perms::sticky_bit);
+  fs::path const theirs = sticky / "theirs.npy";
+  write_text(theirs, "theirs");
+  ASSERT_EQ(::chown(theirs.c_str(), third_user, third_user), 0);
+  expect_refused_first(wave2d(small_run({"--save-npy", theirs.string()}), {.user = other_user}),
+                       "cannot write '" + theirs.string() + "': it belongs to another user (uid " +
+                           std::to_string(third_user) + ") in the sticky folder '" +
+                           sticky.string() + "', where only they can replace it");
+  EXPECT_EQ(read_file(theirs), "theirs");
+  Result const as_root = wave2d(small_run({"--save-npy", theirs.string()}));
+  EXPECT_EQ(as_root.status, 0) << as_root.err;
+}
+
+TEST_F(CliOutputs, AFolderTheUserCannotWriteIsRefusedBeforeTheRun) {
+  if (::geteuid() != 0) GTEST_SKIP() << needs_root;
+  ASSERT_EQ(::chown(work().c_str(), other_user, other_user), 0);
+  fs::path const folder = root_.path() / "roots";
+  fs::create_directory(folder);
+  expect_refused_first(
+      wave2d(small_run({"--save-npy", (folder / "f.npy").string()}), {.user = other_user}),
+      "cannot write '" + (folder / "f.npy").string() + "': cannot create files in '" +
+          folder.string() + "': Permission denied");
+  EXPECT_TRUE(fs::is_empty(folder));
+}
+
+}  // namespace
+}  // namespace wave2d::test

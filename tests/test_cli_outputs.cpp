@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -186,6 +189,73 @@ TEST_F(CliOutputs, AFolderTheUserCannotWriteIsRefusedBeforeTheRun) {
       "cannot write '" + (folder / "f.npy").string() + "': cannot create files in '" +
           folder.string() + "': Permission denied");
   EXPECT_TRUE(fs::is_empty(folder));
+}
+
+// Checkpoints of double-slit-small, written by the program: at step 10 in work()/ck.
+class CliResume : public CliOutputs {
+ protected:
+  void SetUp() override {
+    CliOutputs::SetUp();
+    if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+    Result const first = wave2d(resume_run("10", {"--checkpoint-every", "10", "ck"}));
+    ASSERT_EQ(first.status, 0) << first.err;
+  }
+
+  static std::vector<std::string> resume_run(std::string const& steps,
+                                             std::vector<std::string> const& more) {
+    std::vector<std::string> arguments = {"run",    "--scene",   "double-slit-small",
+                                          "--steps", steps,      "--backend",
+                                          "reference", "--output", "o"};
+    arguments.insert(arguments.end(), more.begin(), more.end());
+    return arguments;
+  }
+};
+
+// A checksum-valid checkpoint holding NaN, as the library's writer writes one: refused,
+// --keep-last-finite or not, and nothing written.
+TEST_F(CliResume, ACheckpointThatIsNotFiniteIsRefused) {
+  CheckpointData data = read_checkpoint(work() / "ck");
+  data.current[201 * 100 + 30] = std::numeric_limits<float>::quiet_NaN();
+  write_checkpoint(work() / "nan.ck", data);
+  auto const before = work_contents();
+  for (std::string const keep : {"", "--keep-last-finite"}) {
+    std::vector<std::string> more = {"--resume", "nan.ck", "--save-npy", "f.npy"};
+    if (!keep.empty()) more.push_back(keep);
+    expect_refused_first(wave2d(resume_run("20", more)),
+                         "checkpoint 'nan.ck' holds nan in u at step 10, cell (30, 100): no run "
+                         "can go on from a state that is not finite");
+    EXPECT_EQ(work_contents(), before);
+  }
+}
+
+// 20 GB that are not there, refused at once where reading them would take long: a file
+// of zeros, and the checkpoint's header made to say a 50000 x 50000 grid, the file that
+// long.
+TEST_F(CliResume, A20GBCheckpointIsRefusedAtOnce) {
+  fs::path const zeros = work() / "zeros.ck";
+  write_text(zeros, "");
+  if (::truncate(zeros.c_str(), off_t(20ll << 30)) != 0) {
+    GTEST_SKIP() << "this file system holds no 20 GB sparse file";
+  }
+  std::string bytes = read_file(work() / "ck");
+  std::int32_t const n = 50000;
+  std::memcpy(bytes.data() + 12, &n, sizeof(n));  // nx and ny, after the magic and version
+  std::memcpy(bytes.data() + 16, &n, sizeof(n));
+  fs::path const large = work() / "large.ck";
+  write_text(large, bytes);
+  auto const size = std::uint64_t(bytes.size()) + 8 * (std::uint64_t(n) * n - 201 * 201);
+  ASSERT_EQ(::truncate(large.c_str(), off_t(size)), 0);
+  for (auto const& [file, message] :
+       {std::pair<std::string, std::string>{"zeros.ck",
+                                            "checkpoint 'zeros.ck' is not a wave2d checkpoint"},
+        {"large.ck", "checkpoint 'large.ck' is of another scene: its grid is 50000 x 50000, this "
+                     "scene's 201 x 201"}}) {
+    auto const start = std::chrono::steady_clock::now();
+    expect_refused_first(wave2d(resume_run("20", {"--resume", file})), message);
+    double const seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 2.0) << file << ": the program's start and the refusal";
+  }
 }
 
 }  // namespace

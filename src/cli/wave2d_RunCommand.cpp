@@ -662,9 +662,10 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   check_outputs(files);
   if (plan.resume_file) {
     try {
-      plan.resume = read_checkpoint(*plan.resume_file);
-      // The scene now; the backend's numerics once it is set up.
-      check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
+      // The scene before the fields are read; the backend's numerics once it is set up.
+      plan.resume = read_checkpoint(*plan.resume_file, [&](CheckpointData const& header) {
+        check_checkpoint_matches(*plan.resume_file, header, plan.scene, header.numerics);
+      });
     } catch (CheckpointError const& e) {
       throw InputError(e.what());
     }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,9 +94,10 @@ class CliOutputs : public ::testing::Test {
   TemporaryDirectory root_;
 };
 
-std::vector<std::string> small_run(std::vector<std::string> const& more) {
+std::vector<std::string> small_run(std::vector<std::string> const& more,
+                                   std::string const& steps = "4") {
   std::vector<std::string> arguments = {"run",    "--scene", "double-slit-small", "--steps",
-                                        "4",      "--plan",  "estimate"};
+                                        steps,    "--plan",  "estimate"};
   arguments.insert(arguments.end(), more.begin(), more.end());
   return arguments;
 }
@@ -191,6 +193,72 @@ TEST_F(CliOutputs, AFolderTheUserCannotWriteIsRefusedBeforeTheRun) {
   EXPECT_TRUE(fs::is_empty(folder));
 }
 
+// A program called ffmpeg, first on PATH, that writes its arguments one a line to
+// `arguments`, then "video" to its last argument, the output.
+std::string fake_ffmpeg(fs::path const& bin, fs::path const& arguments,
+                        std::string const& before_output = "") {
+  fs::create_directories(bin);
+  write_text(bin / "ffmpeg", "#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > '" +
+                                 arguments.string() + "'\n" + before_output +
+                                 "for last; do :; done\necho video > \"$last\"\n");
+  fs::permissions(bin / "ffmpeg", fs::perms::owner_all);
+  return bin.string() + ":" + std::getenv("PATH");
+}
+
+// What ffmpeg's glob (glob(3) with its flags) finds for the pattern it was given: the
+// names of the files, in ffmpeg's order.
+std::vector<std::string> frames_ffmpeg_reads(fs::path const& arguments) {
+  std::string const lines = read_file(arguments);
+  auto const input = lines.find("\n-i\n");
+  if (input == std::string::npos) return {"no -i in: " + lines};
+  auto const start = input + 4;
+  std::string const pattern = lines.substr(start, lines.find('\n', start) - start);
+  glob_t found{};
+  ::glob(pattern.c_str(), GLOB_NOCHECK | GLOB_BRACE | GLOB_NOMAGIC, nullptr, &found);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < found.gl_pathc; ++i) {
+    names.push_back(fs::path(found.gl_pathv[i]).filename().string());
+  }
+  ::globfree(&found);
+  return names;
+}
+
+// Frames are numbered by step, zero-padded to the width of the last step, from a frame
+// of step 0; ffmpeg's glob takes them in order and nothing else, whatever the folder's
+// name, and not a file of another width nor the receivers' plot.
+TEST_F(CliOutputs, FramesAreNumberedByStepAndTheVideoTakesThemAll) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  std::string const folder = "o[1]*{a,b}?\\";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
+  fs::create_directory(work() / folder);
+  write_text(work() / folder / "double-slit-small.5.png", "another run's");
+  write_text(work() / folder / "double-slit-small.receivers.png", "a plot");
+  Result const result =
+      wave2d(small_run({"--frames-every", "10", "--output", folder}, "25"), {.path = path});
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::vector<std::string> const frames = {
+      "double-slit-small.00.png", "double-slit-small.10.png", "double-slit-small.20.png",
+      "double-slit-small.25.png"};
+  for (auto const& frame : frames) EXPECT_TRUE(fs::exists(work() / folder / frame)) << frame;
+  EXPECT_TRUE(contains(result.out, "wrote 4 frames " + folder + "/double-slit-small.00.png .. "
+                                   "double-slit-small.25.png"))
+      << result.out;
+  EXPECT_EQ(frames_ffmpeg_reads(arguments), frames);
+  EXPECT_EQ(read_file(work() / folder / "double-slit-small.mp4"), "video\n");
+}
+
+// A file the video's glob would take that is not one of the run's frames: refused first.
+TEST_F(CliOutputs, AStrayFrameIsRefusedBeforeTheRun) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::create_directory(work() / "o");
+  write_text(work() / "o/double-slit-small.15.png", "a frame of another run");
+  expect_refused_first(
+      wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
+      "'o/double-slit-small.15.png' is named as the run's frames are, but is not one: ffmpeg "
+      "would put it in the video (remove it, or write to another --output)");
+}
+
 // Checkpoints of double-slit-small, written by the program: at step 10 in work()/ck.
 class CliResume : public CliOutputs {
  protected:
@@ -226,6 +294,37 @@ TEST_F(CliResume, ACheckpointThatIsNotFiniteIsRefused) {
                          "can go on from a state that is not finite");
     EXPECT_EQ(work_contents(), before);
   }
+}
+
+// A resumed run's video takes the frames of the run it resumed too; where they are
+// missing, it is not made, and a warning says so.
+TEST_F(CliResume, TheVideoOfAResumedRunTakesTheEarlierFrames) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
+  std::vector<std::string> const frames = {"--frames-every", "10", "--checkpoint-every", "10",
+                                           "f.ck"};
+  ASSERT_EQ(wave2d(resume_run("20", frames), {.path = path}).status, 0);
+  std::vector<std::string> resume = frames;
+  resume.insert(resume.end(), {"--resume", "f.ck"});
+  Result const resumed = wave2d(resume_run("40", resume), {.path = path});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(contains(resumed.out, "wrote 2 frames o/double-slit-small.30.png .. "
+                                    "double-slit-small.40.png"))
+      << resumed.out;
+  EXPECT_EQ(frames_ffmpeg_reads(arguments),
+            (std::vector<std::string>{"double-slit-small.00.png", "double-slit-small.10.png",
+                                      "double-slit-small.20.png", "double-slit-small.30.png",
+                                      "double-slit-small.40.png"}));
+  fs::remove(arguments);
+  Result const elsewhere = wave2d(
+      {"run", "--scene", "double-slit-small", "--steps", "40", "--backend", "reference",
+       "--output", "p", "--frames-every", "10", "--resume", "ck"},
+      {.path = path});
+  ASSERT_EQ(elsewhere.status, 0) << elsewhere.err;
+  EXPECT_EQ(elsewhere.err, "wave2d: warning: no video: the frame 'p/double-slit-small.00.png' is "
+                           "missing (the frames are in p)\n");
+  EXPECT_FALSE(fs::exists(arguments)) << "ffmpeg ran";
 }
 
 // 20 GB that are not there, refused at once where reading them would take long: a file

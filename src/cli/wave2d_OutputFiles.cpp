@@ -27,18 +27,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string frame_name(std::string const& stem, std::string const& number) {
-  return stem + "_" + number + ".png";
+// glob(3)'s special characters escaped, as ffmpeg's glob reads them.
+std::string glob_escaped(std::string const& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (std::string_view("\\*?[]{}").find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
 }
 
-// ffmpeg's image2 pattern of the frames: "%%" is a literal '%' in the directory's name.
-std::string frame_pattern(OutputFiles const& files) {
-  std::string directory;
-  for (char c : fs::absolute(files.directory).string()) {
-    directory += c == '%' ? std::string("%%") : std::string(1, c);
-  }
-  return (fs::path(directory) / frame_name(files.stem, "%05d")).string();
-}
+int frame_digits(std::int64_t last_step) { return int(std::to_string(last_step).size()); }
+
+// The image2 demuxer keeps the first 1023 bytes of its input's name.
+constexpr std::size_t ffmpeg_pattern_bytes = 1023;
 
 std::optional<fs::path> find_on_path(std::string_view program) {
   char const* const path = std::getenv("PATH");
@@ -79,10 +81,29 @@ int run_program(fs::path const& program, std::vector<std::string> arguments) {
 
 fs::path OutputFiles::image() const { return directory / (stem + ".png"); }
 
-fs::path OutputFiles::frame(std::int64_t index) const {
+fs::path OutputFiles::frame(std::int64_t step) const {
   char number[24];
-  std::snprintf(number, sizeof(number), "%05lld", static_cast<long long>(index));
-  return directory / frame_name(stem, number);
+  std::snprintf(number, sizeof(number), "%0*lld", frame_digits(last_step),
+                static_cast<long long>(step));
+  return directory / (stem + "." + number + ".png");
+}
+
+std::string OutputFiles::frame_glob() const {
+  std::string digits;
+  for (int i = 0; i < frame_digits(last_step); ++i) digits += "[0-9]";
+  return glob_escaped((fs::absolute(directory) / stem).string()) + "." + digits + ".png";
+}
+
+std::optional<std::int64_t> OutputFiles::frame_step(std::string const& name) const {
+  std::size_t const digits = std::size_t(frame_digits(last_step));
+  std::string const prefix = stem + ".";
+  if (name.size() != prefix.size() + digits + 4 || !name.starts_with(prefix) ||
+      !name.ends_with(".png")) {
+    return std::nullopt;
+  }
+  std::string const number = name.substr(prefix.size(), digits);
+  if (number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(number);
 }
 
 fs::path OutputFiles::video() const { return directory / (stem + ".mp4"); }
@@ -123,22 +144,28 @@ bool same_file(fs::path const& a, fs::path const& b) {
   return identity(a) == identity(b) || fs::equivalent(a, b, error);
 }
 
-// Whether `path` is one of frames 0 .. count - 1.
-bool is_frame(RunFiles const& files, fs::path const& path) {
-  if (!files.images || files.frame_count == 0) return false;
-  OutputFiles const& images = *files.images;
+// The step `path` would be the frame of: a name of the frames' pattern in their folder.
+std::optional<std::int64_t> frame_step(RunFiles const& files, fs::path const& path) {
+  if (!files.images || !files.frames) return std::nullopt;
   fs::path const file = identity(path);
-  if (file.parent_path() != identity(images.directory)) return false;
-  std::string const name = file.filename().string();
-  std::string const prefix = images.stem + "_";
-  if (!name.starts_with(prefix) || !name.ends_with(".png")) return false;
-  std::string const digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-  if (digits.empty() || digits.size() > 18 ||
-      digits.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
+  if (file.parent_path() != identity(files.images->directory)) return std::nullopt;
+  return files.images->frame_step(file.filename().string());
+}
+
+// The folder holds no file ffmpeg's glob would take for a frame, other than the run's:
+// it would be in the video.
+void check_no_stray_frames(RunFiles const& files) {
+  if (!files.images || !files.frames) return;
+  std::error_code error;
+  for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
+       entry.increment(error)) {
+    auto const step = files.images->frame_step(entry->path().filename().string());
+    if (step && !files.frames->contains(*step)) {
+      throw InputError("'" + entry->path().string() +
+                       "' is named as the run's frames are, but is not one: ffmpeg would put it "
+                       "in the video (remove it, or write to another --output)");
+    }
   }
-  std::int64_t const index = std::stoll(digits);
-  return index < files.frame_count && images.frame(index).filename() == name;
 }
 
 void check_distinct(RunFiles const& files) {
@@ -154,7 +181,7 @@ void check_distinct(RunFiles const& files) {
   if (files.images) {
     outputs.push_back(
         {"the image '" + files.images->image().string() + "'", files.images->image()});
-    if (files.frame_count > 0) {
+    if (files.frames) {
       outputs.push_back(
           {"the video '" + files.images->video().string() + "'", files.images->video()});
     }
@@ -170,7 +197,7 @@ void check_distinct(RunFiles const& files) {
       if (same_file(outputs[i].path, outputs[j].path))
         refuse(outputs[i], "is also " + outputs[j].what);
     }
-    if (is_frame(files, outputs[i].path)) refuse(outputs[i], "is also one of the frames");
+    if (frame_step(files, outputs[i].path)) refuse(outputs[i], "is named as the frames are");
     for (auto const& input : files.inputs) {
       if (same_file(outputs[i].path, input)) {
         refuse(outputs[i], "would overwrite the input '" + input.string() + "'");
@@ -183,8 +210,8 @@ void check_distinct(RunFiles const& files) {
     }
   }
   for (auto const& input : files.inputs) {
-    if (is_frame(files, input)) {
-      throw InputError("a frame of the run would overwrite the input '" + input.string() + "'");
+    if (frame_step(files, input)) {
+      throw InputError("the input '" + input.string() + "' is named as the frames are");
     }
   }
   if (files.npy && files.images) {
@@ -249,6 +276,7 @@ void check_outputs(RunFiles const& files) {
     refuse_empty("--output");
   }
   check_distinct(files);
+  check_no_stray_frames(files);
   std::vector<fs::path> outputs;
   if (files.npy) outputs.push_back(*files.npy);
   if (files.checkpoint) outputs.push_back(*files.checkpoint);
@@ -256,8 +284,8 @@ void check_outputs(RunFiles const& files) {
   if (files.images) {
     directory = files.images->directory;
     outputs.push_back(files.images->image());
-    if (files.frame_count > 0) {
-      outputs.push_back(files.images->frame(files.frame_count - 1));  // the longest name
+    if (files.frames) {
+      outputs.push_back(files.images->frame(files.frames->last));
       outputs.push_back(files.images->video());
     }
   }
@@ -282,45 +310,41 @@ void create_parent_directory(fs::path const& file) {
   if (file.has_parent_path()) fs::create_directory(file.parent_path());
 }
 
-void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream& report,
+void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream& report,
                 std::ostream& notes) {
+  std::string const frames_are_kept = " (the frames are in " + files.directory.string() + ")\n";
   auto const ffmpeg = find_on_path("ffmpeg");
   if (!ffmpeg) {
-    notes << "wave2d: note: no ffmpeg on PATH, so no video (the frames are in "
-          << files.directory.string() << ")\n";
+    notes << "wave2d: note: no ffmpeg on PATH, so no video" << frames_are_kept;
     return;
+  }
+  auto const no_video = [&](std::string const& why) {
+    notes << "wave2d: warning: no video: " << why << frames_are_kept;
+  };
+  for (std::int64_t step = 0;; step = std::min(steps.last, step + steps.every)) {
+    if (!fs::exists(files.frame(step))) {
+      return no_video("the frame '" + files.frame(step).string() + "' is missing");
+    }
+    if (step == steps.last) break;
+  }
+  std::string const pattern = files.frame_glob();
+  if (pattern.size() > ffmpeg_pattern_bytes) {
+    return no_video("the frames' path is longer than the " + std::to_string(ffmpeg_pattern_bytes) +
+                    " bytes ffmpeg reads of a pattern");
   }
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
-      int const status = run_program(*ffmpeg, {"-nostdin",
-                                               "-hide_banner",
-                                               "-loglevel",
-                                               "error",
-                                               "-y",
-                                               "-framerate",
-                                               "30",
-                                               "-start_number",
-                                               "0",
-                                               "-i",
-                                               frame_pattern(files),
-                                               "-frames:v",
-                                               std::to_string(frame_count),
-                                               "-vf",
-                                               "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                                               "-c:v",
-                                               "libx264",
-                                               "-pix_fmt",
-                                               "yuv420p",
-                                               "-f",
-                                               "mp4",
-                                               fs::absolute(temporary).string()});
+      int const status = run_program(
+          *ffmpeg, {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
+                    "-pattern_type", "glob", "-i", pattern, "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4",
+                    fs::absolute(temporary).string()});
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });
     report << "wrote " << files.video().string() << "\n";
   } catch (std::exception const& e) {
-    notes << "wave2d: warning: no video: " << e.what() << " (the frames are in "
-          << files.directory.string() << ")\n";
+    no_video(e.what());
   }
 }
 

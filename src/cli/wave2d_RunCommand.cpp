@@ -113,8 +113,8 @@ struct Divergence {
 struct Stepping {
   double seconds = 0.0;          // of the stepping alone, fenced
   std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
-  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
-  std::int64_t frames = 0;
+  std::int64_t first_frame = 0;  // the step of the first frame this run wrote
+  std::int64_t frames = 0;       // written by this run
   std::optional<Divergence> divergence;  // then the simulation holds the last finite state
 };
 
@@ -208,11 +208,13 @@ template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
               RunPlan const& plan) {
   Stepping stepping;
-  if (plan.frames_every) {
-    std::int64_t const K = *plan.frames_every;
-    std::int64_t const start = simulation.steps_done();
-    stepping.first_frame = start / K;  // step start's frame, if any, is the earlier run's
-  }
+  auto const write_frame = [&] {
+    std::int64_t const now = simulation.steps_done();
+    if (stepping.frames++ == 0) stepping.first_frame = now;
+    write_image(plan.files.frame(now), to_host(space, simulation.current()), plan.scene);
+  };
+  // A resumed run's earlier frames are the run it resumed's.
+  if (plan.frames_every && simulation.steps_done() == 0) write_frame();
   FiniteCheck<ExecutionSpace> const check(space);
   LastFinite<ExecutionSpace> last_finite(space, plan.scene);
   last_finite.save(space, simulation);
@@ -243,10 +245,7 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
     }
     last_finite.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
-    if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
-      write_image(plan.files.frame(stepping.first_frame + stepping.frames++),
-                  to_host(space, simulation.current()), plan.scene);
-    }
+    if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) write_frame();
     if (plan.checkpoint_every && (now % *plan.checkpoint_every == 0 || now == plan.steps)) {
       write_checkpoint(space, simulation, plan);
       checkpointed = now;
@@ -299,8 +298,8 @@ void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
 }
 
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
-// frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
-// the video takes every frame from 0 on (those of the run a resumed one continues too).
+// frames written before: `frames` by this run from step first_frame on, to the last step;
+// the video takes every frame from step 0 on (those of the run a resumed one continues too).
 void write_results(RunPlan const& plan, std::vector<float> const& previous,
                    std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
                    std::optional<ReceiverTrace> const& trace) {
@@ -328,10 +327,9 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   if (frames > 0) {
-    std::int64_t const last = first_frame + frames - 1;
     std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
-              << " .. " << plan.files.frame(last).filename().string() << "\n";
-    make_video(plan.files, last + 1, std::cout, std::cerr);
+              << " .. " << plan.files.frame(plan.steps).filename().string() << "\n";
+    make_video(plan.files, {*plan.frames_every, plan.steps}, std::cout, std::cerr);
   }
 }
 
@@ -511,6 +509,11 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   if (root) progress.emplace(plan.steps);
   double seconds = 0.0;
   std::int64_t frames = 0;
+  if (plan.frames_every) {
+    auto const fields = gather_finite();
+    if (root) write_image(plan.files.frame(0), fields.second, scene);
+    ++frames;
+  }
   while (simulation.steps_done() < plan.steps) {
     std::int64_t const done = simulation.steps_done();
     std::int64_t const n =
@@ -525,7 +528,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (plan.frames_every) {
       auto const fields = gather_finite();
-      if (root) write_image(plan.files.frame(frames), fields.second, scene);
+      if (root) write_image(plan.files.frame(simulation.steps_done()), fields.second, scene);
       ++frames;
     }
     if (root) progress->update(simulation.steps_done());
@@ -620,14 +623,13 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
       name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  plan.files.last_step = plan.steps;
   plan.images = can_write_png;
   RunFiles files{.inputs = std::move(loaded.files)};
   if (plan.images) {
     plan.frames_every = options.frames_every;
     files.images = plan.files;
-    if (plan.frames_every) {
-      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
-    }
+    if (plan.frames_every) files.frames = FrameSteps{*plan.frames_every, plan.steps};
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;

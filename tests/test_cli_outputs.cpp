@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -50,7 +52,13 @@ class CliOutputs : public ::testing::Test {
   }
 
   // Runs `wave2d <arguments>` in work(), without a shell: its status, stdout and stderr.
-  Result wave2d(std::vector<std::string> arguments, RunAs const& run = {}) const {
+  Result wave2d(std::vector<std::string> const& arguments, RunAs const& run = {}) const {
+    return finish(start(arguments, run));
+  }
+
+  // Starts `wave2d <arguments>` in work(), SIGINT and SIGTERM at their defaults (a test
+  // runner may ignore them): its pid.
+  pid_t start(std::vector<std::string> arguments, RunAs const& run = {}) const {
     fs::path const out = root_.path() / "stdout";
     fs::path const err = root_.path() / "stderr";
     arguments.insert(arguments.begin(), WAVE2D_CLI);
@@ -66,6 +74,7 @@ class CliOutputs : public ::testing::Test {
           ::chdir(work().c_str()) != 0) {
         ::_exit(126);
       }
+      for (int signal_number : {SIGINT, SIGTERM}) std::signal(signal_number, SIG_DFL);
       ::setenv("OMP_PROC_BIND", "false", 1);
       if (!run.path.empty()) ::setenv("PATH", run.path.c_str(), 1);
       if (run.user && (::setgroups(0, nullptr) != 0 || ::setgid(*run.user) != 0 ||
@@ -75,10 +84,14 @@ class CliOutputs : public ::testing::Test {
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
+    return pid;
+  }
+
+  Result finish(pid_t pid) const {
     int status = 0;
     ::waitpid(pid, &status, 0);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out),
-            read_file(err)};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            read_file(root_.path() / "stdout"), read_file(root_.path() / "stderr")};
   }
 
   fs::path work() const { return root_.path() / "work"; }
@@ -246,6 +259,43 @@ TEST_F(CliOutputs, FramesAreNumberedByStepAndTheVideoTakesThemAll) {
       << result.out;
   EXPECT_EQ(frames_ffmpeg_reads(arguments), frames);
   EXPECT_EQ(read_file(work() / folder / "double-slit-small.mp4"), "video\n");
+}
+
+// SIGTERM or SIGINT while ffmpeg encodes: ffmpeg is ended and waited for, its temporary
+// removed, then the run ends by the signal. The fake ffmpeg writes its output, sleeps and
+// writes again: left running, it would leave the temporary behind.
+TEST_F(CliOutputs, ASignalWhileFfmpegEncodesLeavesNoTemporary) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path = fake_ffmpeg(root_.path() / "bin", arguments,
+                                       "for last; do :; done\necho partial > \"$last\"\n"
+                                       "sleep 1\necho more >> \"$last\"\n");
+  for (int signal_number : {SIGTERM, SIGINT}) {
+    fs::remove(arguments);
+    pid_t const pid = start(small_run({"--frames-every", "2", "--output", "o"}), {.path = path});
+    ASSERT_GT(pid, 0);
+    // ffmpeg has begun once it has written its arguments and its output.
+    auto const encoding = [&] {
+      if (!fs::exists(arguments)) return false;
+      for (auto const& entry : fs::directory_iterator(work() / "o")) {
+        if (entry.path().extension() == ".tmp") return true;
+      }
+      return false;
+    };
+    for (int wait = 0; wait < 500 && !encoding(); ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(encoding()) << "ffmpeg did not start";
+    ::kill(pid, signal_number);
+    Result const result = finish(pid);
+    EXPECT_EQ(result.status, 128 + signal_number) << result.err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past ffmpeg's sleep
+    for (auto const& name : work_contents()) {
+      EXPECT_FALSE(fs::path(name).filename().string().starts_with(".")) << "left " << name;
+    }
+    EXPECT_FALSE(fs::exists(work() / "o/double-slit-small.mp4"));
+    fs::remove_all(work() / "o");
+  }
 }
 
 // A file the video's glob would take that is not one of the run's frames: refused first.

@@ -1,16 +1,20 @@
 #include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -59,8 +63,11 @@ std::optional<fs::path> find_on_path(std::string_view program) {
   }
 }
 
-// Runs `program` with `arguments`, without a shell, and returns its exit status.
-int run_program(fs::path const& program, std::vector<std::string> arguments) {
+// Runs `program` with `arguments`, without a shell: its exit status. A signal `signals`
+// holds back ends the program first (SIGTERM, then SIGKILL after 5 s), so that it writes
+// nothing after the run is gone.
+int run_program(fs::path const& program, std::vector<std::string> arguments,
+                DeferredSignals const& signals) {
   arguments.insert(arguments.begin(), program.string());
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
@@ -70,9 +77,22 @@ int run_program(fs::path const& program, std::vector<std::string> arguments) {
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
   }
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> terminated;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitpid");
+  while (true) {
+    pid_t const ended = ::waitpid(pid, &status, WNOHANG);
+    if (ended == pid) break;
+    if (ended < 0 && errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "waitpid");
+    }
+    if (signals.pending() && !terminated) {
+      ::kill(pid, SIGTERM);
+      terminated = Clock::now();
+    } else if (terminated && Clock::now() - *terminated > std::chrono::seconds(5)) {
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -332,18 +352,23 @@ void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream&
     return no_video("the frames' path is longer than the " + std::to_string(ffmpeg_pattern_bytes) +
                     " bytes ffmpeg reads of a pattern");
   }
+  // SIGINT, SIGTERM and SIGHUP wait until ffmpeg has ended and its temporary is removed.
+  DeferredSignals signals;
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
       int const status = run_program(
-          *ffmpeg, {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
-                    "-pattern_type", "glob", "-i", pattern, "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4",
-                    fs::absolute(temporary).string()});
+          *ffmpeg,
+          {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
+           "-pattern_type", "glob", "-i", pattern, "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v",
+           "libx264", "-pix_fmt", "yuv420p", "-f", "mp4", fs::absolute(temporary).string()},
+          signals);
+      if (signals.pending()) throw OutputError("interrupted");
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });
     report << "wrote " << files.video().string() << "\n";
   } catch (std::exception const& e) {
+    if (signals.pending()) signals.end_by_pending_signal();
     no_video(e.what());
   }
 }

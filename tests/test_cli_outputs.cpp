@@ -2,6 +2,7 @@
 // no result is lost at the end of a run.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d_TestFiles.hpp>
 #include <wave2d_TestUsers.hpp>
 
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -307,6 +309,45 @@ TEST_F(CliOutputs, AStrayFrameIsRefusedBeforeTheRun) {
       wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
       "'o/double-slit-small.15.png' is named as the run's frames are, but is not one: ffmpeg "
       "would put it in the video (remove it, or write to another --output)");
+}
+
+std::uint32_t big_endian_32(std::string const& bytes, std::size_t at) {
+  std::uint32_t value = 0;
+  for (std::size_t i = at; i < at + 4; ++i) value = value << 8 | std::uint8_t(bytes[i]);
+  return value;
+}
+
+// The pictures saturate at the scale: 1 by default (the textbook's), a given amplitude,
+// or with auto the largest |u| of the field drawn. It is in the PNG's text, and the
+// colour bar beside the field makes the picture wider than the grid.
+TEST_F(CliOutputs, PicturesSaturateAtTheScaleTheirColourBarGives) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no images";
+  Scene const scene = builtin_scene("double-slit-small");
+  for (std::string const scale : {"", "0.25", "auto"}) {
+    std::string const folder = scale.empty() ? "default" : scale;
+    std::vector<std::string> more = {"--output", folder, "--save-npy", folder + ".npy"};
+    if (!scale.empty()) more.insert(more.end(), {"--scale", scale});
+    Result const result = wave2d(small_run(more, "150"));
+    ASSERT_EQ(result.status, 0) << result.err;
+    std::string expected = scale.empty() ? "1" : scale;
+    if (scale == "auto") {
+      std::vector<float> const pair = parse_npy(read_file(work() / (folder + ".npy"))).data;
+      std::vector<float> const current(pair.begin() + scene.cells(), pair.end());
+      char exact[32];
+      std::snprintf(exact, sizeof(exact), "%.9g", double(largest_amplitude(current, scene.walls)));
+      expected = exact;
+    }
+    std::string const png = read_file(work() / folder / "double-slit-small.png");
+    ASSERT_GT(png.size(), 24u);
+    EXPECT_GT(big_endian_32(png, 16), 201u) << "the colour bar beside the field";
+    EXPECT_EQ(big_endian_32(png, 20), 201u);
+    EXPECT_NE(png.find("tEXtwave2d scale" + std::string(1, '\0') + expected), std::string::npos)
+        << scale << ": expected " << expected;
+  }
+  for (std::string const bad : {"0", "-1", "x", "1e-50", "inf"}) {
+    expect_refused_first(wave2d(small_run({"--scale", bad})),
+                         "--scale: expected a positive amplitude or auto, got '" + bad + "'");
+  }
 }
 
 // Checkpoints of double-slit-small, written by the program: at step 10 in work()/ck.

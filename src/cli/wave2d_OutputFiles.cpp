@@ -2,9 +2,12 @@
 #include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -100,6 +103,34 @@ int run_program(fs::path const& program, std::vector<std::string> arguments,
 }  // namespace
 
 fs::path OutputFiles::image() const { return directory / (stem + ".png"); }
+
+void OutputFiles::write_picture(fs::path const& path, std::span<float const> u,
+                                Scene const& scene) const {
+  float amplitude = scale ? *scale : largest_amplitude(u, scene.walls);
+  if (!(amplitude > 0.0f)) amplitude = 1.0f;  // a field of zeros: the textbook's scale
+  RgbImage const picture =
+      render_field_with_colour_bar(u, scene.walls, scene.nx, scene.ny, amplitude);
+  char exact[32];
+  std::snprintf(exact, sizeof(exact), "%.9g", double(amplitude));
+  create_parent_directory(path);
+  write_png(path, picture.rgb, picture.width, picture.height,
+            {{"Software", "wave2d " WAVE2D_VERSION},
+             {"Description", "The field u of " + (scene.name.empty() ? stem : scene.name) +
+                                 ": blue at -" + exact + " and below, white at 0, red at " +
+                                 exact + " and above; walls black"},
+             {"wave2d scale", exact}});
+}
+
+std::optional<float> parse_scale(std::string const& text) {
+  if (text == "auto") return std::nullopt;
+  float value = 0.0f;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
+      !std::isfinite(value)) {
+    throw InputError("--scale: expected a positive amplitude or auto, got '" + text + "'");
+  }
+  return value;
+}
 
 fs::path OutputFiles::frame(std::int64_t step) const {
   char number[24];

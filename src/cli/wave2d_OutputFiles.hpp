@@ -2,10 +2,13 @@
 #ifndef WAVE2D_CLI_OUTPUT_FILES_HPP
 #define WAVE2D_CLI_OUTPUT_FILES_HPP
 
+#include <wave2d/scene/wave2d_Scene.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +19,14 @@ struct OutputFiles {
   std::filesystem::path directory;
   std::string stem;            // the scene's name, safe as a file name
   std::int64_t last_step = 0;  // the run's: frame numbers are as wide as it
+  // Where the pictures' colours saturate: |u| = scale, or each picture's largest |u|
+  // when empty (`--scale auto`).
+  std::optional<float> scale = 1.0f;
+
+  // The field as a PNG (the image, a frame) with its colour bar, the scale in a tEXt
+  // chunk; the output folder made when missing.
+  void write_picture(std::filesystem::path const& path, std::span<float const> u,
+                     Scene const& scene) const;
 
   std::filesystem::path image() const;  // DIR/<stem>.png
   // The frame of a step, numbered by it: DIR/<stem>.<step>.png, the step zero-padded to
@@ -43,6 +54,9 @@ struct FrameSteps {
   }
   std::int64_t count() const { return last / every + 1 + (last % every != 0 ? 1 : 0); }
 };
+
+// --scale: a positive amplitude, or nothing for "auto". InputError for anything else.
+std::optional<float> parse_scale(std::string const& text);
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
 // become '_', so that it can name no other directory nor be read as a pattern; other

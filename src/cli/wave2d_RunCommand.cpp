@@ -99,11 +99,6 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
   }
 }
 
-void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
-  create_parent_directory(path);
-  write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
-}
-
 // Where a run first went non-finite.
 struct Divergence {
   std::int64_t step = 0;  // u(t_step) is the first field that is not finite
@@ -211,7 +206,8 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
   auto const write_frame = [&] {
     std::int64_t const now = simulation.steps_done();
     if (stepping.frames++ == 0) stepping.first_frame = now;
-    write_image(plan.files.frame(now), to_host(space, simulation.current()), plan.scene);
+    plan.files.write_picture(plan.files.frame(now), to_host(space, simulation.current()),
+                             plan.scene);
   };
   // A resumed run's earlier frames are the run it resumed's.
   if (plan.frames_every && simulation.steps_done() == 0) write_frame();
@@ -323,7 +319,7 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
     std::cout << "wrote " << plan.npy_file->string() << "\n";
   }
   if (plan.images) {
-    write_image(plan.files.image(), current, scene);
+    plan.files.write_picture(plan.files.image(), current, scene);
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   if (frames > 0) {
@@ -511,7 +507,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   std::int64_t frames = 0;
   if (plan.frames_every) {
     auto const fields = gather_finite();
-    if (root) write_image(plan.files.frame(0), fields.second, scene);
+    if (root) plan.files.write_picture(plan.files.frame(0), fields.second, scene);
     ++frames;
   }
   while (simulation.steps_done() < plan.steps) {
@@ -528,7 +524,9 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (plan.frames_every) {
       auto const fields = gather_finite();
-      if (root) write_image(plan.files.frame(simulation.steps_done()), fields.second, scene);
+      if (root) {
+        plan.files.write_picture(plan.files.frame(simulation.steps_done()), fields.second, scene);
+      }
       ++frames;
     }
     if (root) progress->update(simulation.steps_done());
@@ -624,6 +622,7 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
   plan.files.last_step = plan.steps;
+  plan.files.scale = parse_scale(options.scale);
   plan.images = can_write_png;
   RunFiles files{.inputs = std::move(loaded.files)};
   if (plan.images) {

@@ -476,10 +476,10 @@ TEST_F(Cli, WithoutFfmpegTheFramesStayAndANoteSaysSo) {
       wave2d("run --scene double-slit-small --steps 4 --frames-every 2", "PATH=/nonexistent");
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(contains(result.err, "no ffmpeg on PATH")) << result.err;
-  EXPECT_EQ(work_contents(), (std::vector<std::string>{"out", "out/double-slit-small.0.png",
-                                                       "out/double-slit-small.2.png",
-                                                       "out/double-slit-small.4.png",
-                                                       "out/double-slit-small.png"}));
+  EXPECT_EQ(
+      work_contents(),
+      (std::vector<std::string>{"out", "out/double-slit-small.0.png", "out/double-slit-small.2.png",
+                                "out/double-slit-small.4.png", "out/double-slit-small.png"}));
 }
 
 TEST_F(Cli, AFailingFfmpegCostsOnlyTheVideo) {
@@ -490,9 +490,9 @@ TEST_F(Cli, AFailingFfmpegCostsOnlyTheVideo) {
       wave2d("run --scene double-slit-small --steps 4 --frames-every 4 --output o", path);
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(contains(result.err, "warning: no video: ffmpeg exited with status 3")) << result.err;
-  EXPECT_EQ(work_contents(), (std::vector<std::string>{"o", "o/double-slit-small.0.png",
-                                                       "o/double-slit-small.4.png",
-                                                       "o/double-slit-small.png"}));
+  EXPECT_EQ(work_contents(),
+            (std::vector<std::string>{"o", "o/double-slit-small.0.png", "o/double-slit-small.4.png",
+                                      "o/double-slit-small.png"}));
 }
 
 TEST_F(Cli, AllowUnstableRunsWhatValidationRefuses) {

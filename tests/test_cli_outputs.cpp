@@ -79,8 +79,8 @@ class CliOutputs : public ::testing::Test {
       for (int signal_number : {SIGINT, SIGTERM}) std::signal(signal_number, SIG_DFL);
       ::setenv("OMP_PROC_BIND", "false", 1);
       if (!run.path.empty()) ::setenv("PATH", run.path.c_str(), 1);
-      if (run.user && (::setgroups(0, nullptr) != 0 || ::setgid(*run.user) != 0 ||
-                       ::setuid(*run.user) != 0)) {
+      if (run.user &&
+          (::setgroups(0, nullptr) != 0 || ::setgid(*run.user) != 0 || ::setuid(*run.user) != 0)) {
         ::_exit(126);
       }
       ::execv(argv[0], argv.data());
@@ -111,8 +111,8 @@ class CliOutputs : public ::testing::Test {
 
 std::vector<std::string> small_run(std::vector<std::string> const& more,
                                    std::string const& steps = "4") {
-  std::vector<std::string> arguments = {"run",    "--scene", "double-slit-small", "--steps",
-                                        steps,    "--plan",  "estimate"};
+  std::vector<std::string> arguments = {"run", "--scene", "double-slit-small", "--steps",
+                                        steps, "--plan",  "estimate"};
   arguments.insert(arguments.end(), more.begin(), more.end());
   return arguments;
 }
@@ -252,12 +252,12 @@ TEST_F(CliOutputs, FramesAreNumberedByStepAndTheVideoTakesThemAll) {
   Result const result =
       wave2d(small_run({"--frames-every", "10", "--output", folder}, "25"), {.path = path});
   ASSERT_EQ(result.status, 0) << result.err;
-  std::vector<std::string> const frames = {
-      "double-slit-small.00.png", "double-slit-small.10.png", "double-slit-small.20.png",
-      "double-slit-small.25.png"};
+  std::vector<std::string> const frames = {"double-slit-small.00.png", "double-slit-small.10.png",
+                                           "double-slit-small.20.png", "double-slit-small.25.png"};
   for (auto const& frame : frames) EXPECT_TRUE(fs::exists(work() / folder / frame)) << frame;
-  EXPECT_TRUE(contains(result.out, "wrote 4 frames " + folder + "/double-slit-small.00.png .. "
-                                   "double-slit-small.25.png"))
+  EXPECT_TRUE(contains(result.out, "wrote 4 frames " + folder +
+                                       "/double-slit-small.00.png .. "
+                                       "double-slit-small.25.png"))
       << result.out;
   EXPECT_EQ(frames_ffmpeg_reads(arguments), frames);
   EXPECT_EQ(read_file(work() / folder / "double-slit-small.mp4"), "video\n");
@@ -362,8 +362,8 @@ class CliResume : public CliOutputs {
 
   static std::vector<std::string> resume_run(std::string const& steps,
                                              std::vector<std::string> const& more) {
-    std::vector<std::string> arguments = {"run",    "--scene",   "double-slit-small",
-                                          "--steps", steps,      "--backend",
+    std::vector<std::string> arguments = {"run",       "--scene",  "double-slit-small",
+                                          "--steps",   steps,      "--backend",
                                           "reference", "--output", "o"};
     arguments.insert(arguments.end(), more.begin(), more.end());
     return arguments;
@@ -400,21 +400,23 @@ TEST_F(CliResume, TheVideoOfAResumedRunTakesTheEarlierFrames) {
   resume.insert(resume.end(), {"--resume", "f.ck"});
   Result const resumed = wave2d(resume_run("40", resume), {.path = path});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
-  EXPECT_TRUE(contains(resumed.out, "wrote 2 frames o/double-slit-small.30.png .. "
-                                    "double-slit-small.40.png"))
+  EXPECT_TRUE(contains(resumed.out,
+                       "wrote 2 frames o/double-slit-small.30.png .. "
+                       "double-slit-small.40.png"))
       << resumed.out;
   EXPECT_EQ(frames_ffmpeg_reads(arguments),
             (std::vector<std::string>{"double-slit-small.00.png", "double-slit-small.10.png",
                                       "double-slit-small.20.png", "double-slit-small.30.png",
                                       "double-slit-small.40.png"}));
   fs::remove(arguments);
-  Result const elsewhere = wave2d(
-      {"run", "--scene", "double-slit-small", "--steps", "40", "--backend", "reference",
-       "--output", "p", "--frames-every", "10", "--resume", "ck"},
-      {.path = path});
+  Result const elsewhere =
+      wave2d({"run", "--scene", "double-slit-small", "--steps", "40", "--backend", "reference",
+              "--output", "p", "--frames-every", "10", "--resume", "ck"},
+             {.path = path});
   ASSERT_EQ(elsewhere.status, 0) << elsewhere.err;
-  EXPECT_EQ(elsewhere.err, "wave2d: warning: no video: the frame 'p/double-slit-small.00.png' is "
-                           "missing (the frames are in p)\n");
+  EXPECT_EQ(elsewhere.err,
+            "wave2d: warning: no video: the frame 'p/double-slit-small.00.png' is "
+            "missing (the frames are in p)\n");
   EXPECT_FALSE(fs::exists(arguments)) << "ffmpeg ran";
 }
 
@@ -438,8 +440,9 @@ TEST_F(CliResume, A20GBCheckpointIsRefusedAtOnce) {
   for (auto const& [file, message] :
        {std::pair<std::string, std::string>{"zeros.ck",
                                             "checkpoint 'zeros.ck' is not a wave2d checkpoint"},
-        {"large.ck", "checkpoint 'large.ck' is of another scene: its grid is 50000 x 50000, this "
-                     "scene's 201 x 201"}}) {
+        {"large.ck",
+         "checkpoint 'large.ck' is of another scene: its grid is 50000 x 50000, this "
+         "scene's 201 x 201"}}) {
     auto const start = std::chrono::steady_clock::now();
     expect_refused_first(wave2d(resume_run("20", {"--resume", file})), message);
     double const seconds =

@@ -49,7 +49,7 @@ TEST(ColourBar, StandsBesideTheFieldWithItsLimits) {
   int const label_width = 7;  // "-1": two glyphs of 3 and a column between
   EXPECT_EQ(image.width, nx + 2 + 6 + 2 + label_width + 2);
   EXPECT_EQ(image.height, ny);
-  EXPECT_EQ(pixel_at(image, 5, 0), (Rgb{255, 0, 0}));      // the field, unchanged
+  EXPECT_EQ(pixel_at(image, 5, 0), (Rgb{255, 0, 0}));  // the field, unchanged
   EXPECT_EQ(pixel_at(image, 6, 0), (Rgb{127, 127, 255}));
   EXPECT_EQ(pixel_at(image, 40, 0), (Rgb{255, 255, 255}));  // the gap
   int const bar = nx + 2;
@@ -57,7 +57,7 @@ TEST(ColourBar, StandsBesideTheFieldWithItsLimits) {
     EXPECT_EQ(pixel_at(image, bar, y), (Rgb{0, 0, 0})) << y;  // the frame
     EXPECT_EQ(pixel_at(image, bar + 5, y), (Rgb{0, 0, 0})) << y;
   }
-  EXPECT_EQ(pixel_at(image, bar + 2, 1), (Rgb{255, 17, 17}));    // near +1: red
+  EXPECT_EQ(pixel_at(image, bar + 2, 1), (Rgb{255, 17, 17}));       // near +1: red
   EXPECT_EQ(pixel_at(image, bar + 2, ny - 2), (Rgb{17, 17, 255}));  // near -1: blue
   Rgb const middle = pixel_at(image, bar + 2, ny / 2);
   EXPECT_GT(middle[1], 230) << "near 0: nearly white";

@@ -54,8 +54,7 @@ Refusal refusal(fs::path const& path,
   } catch (CheckpointError const& e) {
     message = e.what();
   }
-  return {message,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 // The file made `size` bytes long without writing them: a sparse file.
@@ -169,8 +168,10 @@ TEST(CheckpointReader, RefusesValuesThatAreNotFinite) {
     std::string where;
   };
   std::vector<Case> const cases = {
-      {[&](CheckpointData& d) { d.current[4 * 1 + 3] = nan; }, "holds nan in u at step 5, cell (3, 1)"},
-      {[&](CheckpointData& d) { d.previous[2] = -infinity; }, "holds -inf in u at step 4, cell (2, 0)"},
+      {[&](CheckpointData& d) { d.current[4 * 1 + 3] = nan; },
+       "holds nan in u at step 5, cell (3, 1)"},
+      {[&](CheckpointData& d) { d.previous[2] = -infinity; },
+       "holds -inf in u at step 4, cell (2, 0)"},
       {[&](CheckpointData& d) { d.trace[2 * 2 + 1] = infinity; },
        "holds inf in the receivers' trace after step 4, receiver 1"},
   };
@@ -193,8 +194,7 @@ Refusal scene_refusal(Read const& read) {
   } catch (SceneError const& e) {
     message = e.what();
   }
-  return {message,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 // Masks: the header first, then the file's size against what an image of that size may
@@ -250,8 +250,9 @@ TEST(SceneFileSize, A20GBFileIsRefusedBeforeItIsRead) {
   write_text(file, "[grid]\nnx = 10\nny = 10\n");
   if (!resize(file, 20ull << 30)) GTEST_SKIP() << "this file system holds no 20 GB sparse file";
   Refusal const refused = scene_refusal([&] { load_scene_file(file); });
-  EXPECT_EQ(refused.message, file.string() + ": the scene file has 21474836480 bytes, more than "
-                                             "the 16777216 allowed");
+  EXPECT_EQ(refused.message, file.string() +
+                                 ": the scene file has 21474836480 bytes, more than "
+                                 "the 16777216 allowed");
   EXPECT_LT(refused.seconds, 0.5);
 }
 

@@ -109,8 +109,8 @@ TEST(ProbeOutput, RefusesAFolderTheUserCannotWrite) {
   fs::path const file = folder / "f.npy";
   if (::geteuid() != 0) {
     fs::permissions(folder, fs::perms::owner_write, fs::perm_options::remove);
-    EXPECT_TRUE(contains(probe(file), "cannot create files in '" + folder.string() +
-                                          "': Permission denied"))
+    EXPECT_TRUE(contains(probe(file),
+                         "cannot create files in '" + folder.string() + "': Permission denied"))
         << probe(file);
     EXPECT_NE(write(file), "");
     fs::permissions(folder, fs::perms::owner_write, fs::perm_options::add);

@@ -20,8 +20,7 @@ namespace wave2d::test {
 inline constexpr uid_t other_user = 65534;
 inline constexpr uid_t third_user = 65533;
 
-inline constexpr char const* needs_root =
-    "only root can act as another user or give a file to one";
+inline constexpr char const* needs_root = "only root can act as another user or give a file to one";
 
 // Runs `body` in a child process as `user` (and its group of the same number): what the
 // body returns, or a line saying why it could not run.

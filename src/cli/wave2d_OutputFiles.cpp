@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <cmath>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -116,8 +116,8 @@ void OutputFiles::write_picture(fs::path const& path, std::span<float const> u,
   write_png(path, picture.rgb, picture.width, picture.height,
             {{"Software", "wave2d " WAVE2D_VERSION},
              {"Description", "The field u of " + (scene.name.empty() ? stem : scene.name) +
-                                 ": blue at -" + exact + " and below, white at 0, red at " +
-                                 exact + " and above; walls black"},
+                                 ": blue at -" + exact + " and below, white at 0, red at " + exact +
+                                 " and above; walls black"},
              {"wave2d scale", exact}});
 }
 
@@ -292,7 +292,9 @@ class ProbeDirectory {
     if (parent_type == fs::file_type::not_found) {
       refuse("the folder '" + parent.string() + "' does not exist");
     }
-    if (parent_type != fs::file_type::directory) refuse("'" + parent.string() + "' is not a directory");
+    if (parent_type != fs::file_type::directory) {
+      refuse("'" + parent.string() + "' is not a directory");
+    }
     long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
     if (name_max <= 0) name_max = NAME_MAX;
     if (directory.filename().native().size() > std::size_t(name_max)) {
@@ -388,12 +390,28 @@ void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream&
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
-      int const status = run_program(
-          *ffmpeg,
-          {"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-framerate", "30",
-           "-pattern_type", "glob", "-i", pattern, "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v",
-           "libx264", "-pix_fmt", "yuv420p", "-f", "mp4", fs::absolute(temporary).string()},
-          signals);
+      int const status = run_program(*ffmpeg,
+                                     {"-nostdin",
+                                      "-hide_banner",
+                                      "-loglevel",
+                                      "error",
+                                      "-y",
+                                      "-framerate",
+                                      "30",
+                                      "-pattern_type",
+                                      "glob",
+                                      "-i",
+                                      pattern,
+                                      "-vf",
+                                      "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                      "-c:v",
+                                      "libx264",
+                                      "-pix_fmt",
+                                      "yuv420p",
+                                      "-f",
+                                      "mp4",
+                                      fs::absolute(temporary).string()},
+                                     signals);
       if (signals.pending()) throw OutputError("interrupted");
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });

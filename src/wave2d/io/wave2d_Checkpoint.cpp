@@ -1,4 +1,5 @@
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+
 #include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
@@ -215,8 +216,8 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
   });
 }
 
-CheckpointData read_checkpoint(fs::path const& path,
-                               std::function<void(CheckpointData const& header)> const& check_header) {
+CheckpointData read_checkpoint(
+    fs::path const& path, std::function<void(CheckpointData const& header)> const& check_header) {
   if (!can_checkpoint) unavailable();
   std::string const name = "checkpoint '" + path.string() + "'";
   auto const refuse = [&](std::string const& reason) -> CheckpointError {
@@ -311,10 +312,10 @@ CheckpointData read_checkpoint(fs::path const& path,
 void check_checkpoint_memory(fs::path const& path, CheckpointData const& header) {
   double const values = 2.0 * double(header.nx) * double(header.ny) +
                         double(header.trace_rows()) * double(header.receivers);
-  if (auto const shortfall = detail::host_memory_shortfall(
-          "its " + std::to_string(header.nx) + " x " + std::to_string(header.ny) +
-              " grid with the receivers' trace",
-          values * sizeof(float))) {
+  if (auto const shortfall = detail::host_memory_shortfall("its " + std::to_string(header.nx) +
+                                                               " x " + std::to_string(header.ny) +
+                                                               " grid with the receivers' trace",
+                                                           values * sizeof(float))) {
     throw CheckpointError("checkpoint '" + path.string() + "' is too large: " + *shortfall);
   }
 }
@@ -338,9 +339,10 @@ void check_checkpoint_finite(fs::path const& path, CheckpointData const& data) {
     }
   }
   if (std::size_t const i = first_not_finite(data.trace); i < data.trace.size()) {
-    refuse(data.trace[i], "the receivers' trace after step " +
-                              std::to_string(data.trace_first_step + std::int64_t(i / data.receivers)) +
-                              ", receiver " + std::to_string(i % data.receivers));
+    refuse(data.trace[i],
+           "the receivers' trace after step " +
+               std::to_string(data.trace_first_step + std::int64_t(i / data.receivers)) +
+               ", receiver " + std::to_string(i % data.receivers));
   }
 }
 

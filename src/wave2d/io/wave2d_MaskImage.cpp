@@ -81,8 +81,8 @@ class PgmText {
 
  private:
   [[noreturn]] void header_too_long() const {
-    fail(path_, "the header is longer than the " + std::to_string(header_bytes) +
-                    " bytes read for it");
+    fail(path_,
+         "the header is longer than the " + std::to_string(header_bytes) + " bytes read for it");
   }
 
   void skip_blanks() {
@@ -139,8 +139,7 @@ PgmHeader read_pgm_header(std::filesystem::path const& path, std::string_view by
   header.size.height = image_extent(path, text.number("height"), "height");
   header.maxval = text.number("maximum gray value");
   if (header.maxval == 0 || header.maxval > 65535) {
-    fail(path,
-         "the maximum gray value must lie in 1..65535, got " + std::to_string(header.maxval));
+    fail(path, "the maximum gray value must lie in 1..65535, got " + std::to_string(header.maxval));
   }
   header.end = bytes.size() - text.remaining();
   return header;
@@ -151,16 +150,16 @@ std::uint64_t pixel_count(MaskImage const& size) {
 }
 
 // A binary PGM's size is exact: its pixels follow the header's single whitespace byte.
-void check_binary_pgm_size(std::filesystem::path const& path, std::string_view bytes,
-                           bool complete, PgmHeader const& header, std::uint64_t file_size) {
+void check_binary_pgm_size(std::filesystem::path const& path, std::string_view bytes, bool complete,
+                           PgmHeader const& header, std::uint64_t file_size) {
   std::size_t const start = PgmText(path, bytes, header.end, complete).binary_data_start();
   std::uint64_t const expected = pixel_count(header.size) * (header.maxval < 256 ? 1 : 2);
   std::uint64_t const found = file_size - start;
   if (found != expected) {
     fail(path, (found < expected ? "truncated pixel data: " : "extra bytes after the pixels: ") +
-                   std::to_string(header.size.width) + " x " +
-                   std::to_string(header.size.height) + " pixels need " +
-                   std::to_string(expected) + " bytes, the file has " + std::to_string(found));
+                   std::to_string(header.size.width) + " x " + std::to_string(header.size.height) +
+                   " pixels need " + std::to_string(expected) + " bytes, the file has " +
+                   std::to_string(found));
   }
 }
 

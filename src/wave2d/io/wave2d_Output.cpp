@@ -8,8 +8,8 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -91,13 +91,12 @@ void check_name_lengths(fs::path const& path, fs::path const& target, fs::path c
     if (name.native().size() > std::size_t(name_max)) {
       fail(path, "the name '" + name.string() + "'" +
                      (name == temporary.filename() ? " of its temporary" : "") +
-                     " is longer than the " + std::to_string(name_max) +
-                     " bytes a name may have");
+                     " is longer than the " + std::to_string(name_max) + " bytes a name may have");
     }
   }
   if (fs::absolute(temporary).native().size() >= PATH_MAX) {
-    fail(path, "its path is longer than the " + std::to_string(PATH_MAX) +
-                   " bytes a path may have");
+    fail(path,
+         "its path is longer than the " + std::to_string(PATH_MAX) + " bytes a path may have");
   }
 }
 
@@ -136,13 +135,13 @@ void check_sticky_folder(fs::path const& path, fs::path const& target, fs::path 
     return;
   }
   fail(path, "it belongs to another user (uid " + std::to_string(target_status.st_uid) +
-                 ") in the sticky folder '" + folder.string() + "', where only they can replace it");
+                 ") in the sticky folder '" + folder.string() +
+                 "', where only they can replace it");
 }
 
 // Creates a temporary beside the target, renames it and removes it: what the write will do,
 // short of replacing the target.
-void probe_create_and_rename(fs::path const& path, fs::path const& target,
-                             fs::path const& folder) {
+void probe_create_and_rename(fs::path const& path, fs::path const& target, fs::path const& folder) {
   fs::path const temporary = temporary_path(target);
   fs::path const renamed = fs::path(temporary).replace_extension(".new");  // as long a name
   RegisteredTemporary const registered(temporary);
@@ -417,16 +416,16 @@ std::string colour_bar_label(float value) {
   return text;
 }
 
-RgbImage render_field_with_colour_bar(std::span<float const> u,
-                                      std::span<std::uint8_t const> walls, std::int32_t nx,
-                                      std::int32_t ny, float scale) {
+RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
+                                      std::int32_t nx, std::int32_t ny, float scale) {
   std::vector<std::uint8_t> const field = render_field(u, walls, nx, ny, scale);
   int const size = std::max(1, ny / 100);  // of a font pixel: the labels grow with the picture
   int const gap = 2 * size;
   int const bar = 4 * size;  // inside its frame of one black pixel
   std::string const labels[] = {colour_bar_label(scale), "0", colour_bar_label(-scale)};
   int label_width = 0;
-  for (auto const& label : labels) label_width = std::max(label_width, detail::text_width(label, size));
+  for (auto const& label : labels)
+    label_width = std::max(label_width, detail::text_width(label, size));
   std::int64_t const width = std::int64_t(nx) + gap + bar + 2 + gap + label_width + gap;
   std::int64_t const height = std::max<std::int64_t>(ny, 3 * detail::glyph_height * size + 2 * gap);
   if (width > std::numeric_limits<std::int32_t>::max()) {

@@ -94,9 +94,8 @@ struct RgbImage {
 // render_field()'s picture with a colour bar on its right, from +scale (red, at the top)
 // through 0 (white) to -scale (blue), and its three values written beside it in a 3 x 5
 // pixel font of digits, '.', '-', '+' and 'e', enlarged with the picture.
-RgbImage render_field_with_colour_bar(std::span<float const> u,
-                                      std::span<std::uint8_t const> walls, std::int32_t nx,
-                                      std::int32_t ny, float scale);
+RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
+                                      std::int32_t nx, std::int32_t ny, float scale);
 
 // How render_field_with_colour_bar() writes a scale: "%.3g" ("1", "0.25", "1.5e-05").
 std::string colour_bar_label(float value);

@@ -54,7 +54,9 @@ std::size_t InputFile::read(void* data, std::size_t count) {
   while (done < count) {
     ssize_t const n = ::read(fd_, bytes + done, count - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputFileError("cannot read the " + kind_ + ": " + std::strerror(errno), false);
+    if (n < 0) {
+      throw InputFileError("cannot read the " + kind_ + ": " + std::strerror(errno), false);
+    }
     if (n == 0) break;
     done += std::size_t(n);
   }

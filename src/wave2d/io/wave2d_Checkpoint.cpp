@@ -216,6 +216,67 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
   });
 }
 
+namespace {
+
+// What the fixed header says, checked to be possible: sizes that add up without overflow.
+struct Header {
+  CheckpointData data;  // without numerics, fields nor trace
+  std::uint64_t numerics_hash = 0;
+  std::uint32_t numerics_size = 0;
+  std::size_t field_bytes = 0;
+  std::size_t trace_bytes = 0;
+
+  std::size_t file_bytes() const {
+    return fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
+  }
+};
+
+template <class Refuse>
+Header parse_header(std::string_view bytes, Refuse const& refuse) {
+  if (bytes.size() < sizeof(magic) || std::memcmp(bytes.data(), magic, sizeof(magic)) != 0) {
+    throw refuse("is not a wave2d checkpoint");
+  }
+  if (bytes.size() < fixed_header_bytes) throw refuse("is truncated (in its header)");
+  bytes.remove_prefix(sizeof(magic));
+  auto const version = take<std::uint32_t>(bytes);
+  if (version != checkpoint_format_version) {
+    throw refuse("has format version " + std::to_string(version) +
+                 ", this wave2d " WAVE2D_VERSION " reads version " +
+                 std::to_string(checkpoint_format_version));
+  }
+  Header header;
+  CheckpointData& data = header.data;
+  data.nx = take<std::int32_t>(bytes);
+  data.ny = take<std::int32_t>(bytes);
+  data.step = take<std::int64_t>(bytes);
+  data.scene_hash = take<std::uint64_t>(bytes);
+  data.receivers = take<std::uint32_t>(bytes);
+  data.receivers_hash = take<std::uint64_t>(bytes);
+  data.trace_first_step = take<std::int64_t>(bytes);
+  header.numerics_hash = take<std::uint64_t>(bytes);
+  header.numerics_size = take<std::uint32_t>(bytes);
+  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || header.numerics_size > 4096 ||
+      data.receivers > max_receivers || data.trace_first_step < 0 ||
+      data.trace_first_step > data.step) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  header.field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
+  if (header.field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
+      header.field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  // The trace, bounded as the fields are: file_bytes() cannot overflow.
+  std::uint64_t const rows = std::uint64_t(data.step - data.trace_first_step) + 1;
+  std::size_t const row_bytes = std::size_t(data.receivers) * sizeof(float);
+  if (row_bytes != 0 && rows > std::numeric_limits<std::size_t>::max() / 4 / row_bytes) {
+    throw refuse("is corrupted (impossible header)");
+  }
+  header.trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
+  return header;
+}
+
+}  // namespace
+
 CheckpointData read_checkpoint(
     fs::path const& path, std::function<void(CheckpointData const& header)> const& check_header) {
   if (!can_checkpoint) unavailable();
@@ -236,77 +297,41 @@ CheckpointData read_checkpoint(
       throw refuse(e.what());
     }
   };
-  std::string header(std::min<std::uint64_t>(file->size(), fixed_header_bytes), '\0');
-  read(header.data(), header.size());
-  if (header.size() < sizeof(magic) || std::memcmp(header.data(), magic, sizeof(magic)) != 0) {
-    throw refuse("is not a wave2d checkpoint");
+  // The sizes first: nothing more is read of a file that is not the size its header gives,
+  // nor allocated beyond the host's memory.
+  std::string fixed(std::min<std::uint64_t>(file->size(), fixed_header_bytes), '\0');
+  read(fixed.data(), fixed.size());
+  Header header = parse_header(fixed, refuse);
+  if (file->size() != header.file_bytes()) {
+    throw refuse((file->size() < header.file_bytes() ? "is truncated: " : "is corrupted: ") +
+                 std::to_string(file->size()) + " bytes, expected " +
+                 std::to_string(header.file_bytes()));
   }
-  if (header.size() < fixed_header_bytes) throw refuse("is truncated (in its header)");
-  std::string_view rest = header;
-  rest.remove_prefix(sizeof(magic));
-  auto const version = take<std::uint32_t>(rest);
-  if (version != checkpoint_format_version) {
-    throw refuse("has format version " + std::to_string(version) +
-                 ", this wave2d " WAVE2D_VERSION " reads version " +
-                 std::to_string(checkpoint_format_version));
-  }
-  CheckpointData data;
-  data.nx = take<std::int32_t>(rest);
-  data.ny = take<std::int32_t>(rest);
-  data.step = take<std::int64_t>(rest);
-  data.scene_hash = take<std::uint64_t>(rest);
-  data.receivers = take<std::uint32_t>(rest);
-  data.receivers_hash = take<std::uint64_t>(rest);
-  data.trace_first_step = take<std::int64_t>(rest);
-  auto const numerics_hash = take<std::uint64_t>(rest);
-  auto const numerics_size = take<std::uint32_t>(rest);
-  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || numerics_size > 4096 ||
-      data.receivers > max_receivers || data.trace_first_step < 0 ||
-      data.trace_first_step > data.step) {
-    throw refuse("is corrupted (impossible header)");
-  }
-  std::size_t const field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
-  if (field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
-      field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
-    throw refuse("is corrupted (impossible header)");
-  }
-  // The trace, bounded as the fields are: the sum below cannot overflow.
-  std::uint64_t const rows = std::uint64_t(data.step - data.trace_first_step) + 1;
-  std::size_t const row_bytes = std::size_t(data.receivers) * sizeof(float);
-  if (row_bytes != 0 && rows > std::numeric_limits<std::size_t>::max() / 4 / row_bytes) {
-    throw refuse("is corrupted (impossible header)");
-  }
-  std::size_t const trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
-  std::size_t const expected =
-      fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
-  if (file->size() != expected) {
-    throw refuse((file->size() < expected ? "is truncated: " : "is corrupted: ") +
-                 std::to_string(file->size()) + " bytes, expected " + std::to_string(expected));
-  }
+  CheckpointData& data = header.data;
   check_checkpoint_memory(path, data);
-  data.numerics.resize(numerics_size);
-  read(data.numerics.data(), numerics_size);
-  if (hash_bytes(data.numerics.data(), data.numerics.size()) != numerics_hash) {
+  data.numerics.resize(header.numerics_size);
+  read(data.numerics.data(), data.numerics.size());
+  if (hash_bytes(data.numerics.data(), data.numerics.size()) != header.numerics_hash) {
     throw refuse("is corrupted (its numerics hash does not match)");
   }
   if (check_header) check_header(data);
 
   Checksum checksum;
-  checksum.update(header.data(), header.size());
+  checksum.update(fixed.data(), fixed.size());
   checksum.update(data.numerics.data(), data.numerics.size());
   auto const read_values = [&](std::vector<float>& values, std::size_t bytes) {
     values.resize(bytes / sizeof(float));
     read(values.data(), bytes);
     checksum.update(values.data(), bytes);
   };
-  read_values(data.previous, field_bytes);
-  read_values(data.current, field_bytes);
-  read_values(data.trace, trace_bytes);
+  read_values(data.previous, header.field_bytes);
+  read_values(data.current, header.field_bytes);
+  read_values(data.trace, header.trace_bytes);
   std::uint64_t stored = 0;
   read(&stored, sizeof(stored));
   if (checksum.digest() != stored) throw refuse("is corrupted (its checksum does not match)");
   check_checkpoint_finite(path, data);
-  return data;
+  return std::move(data);
 }
 
 void check_checkpoint_memory(fs::path const& path, CheckpointData const& header) {

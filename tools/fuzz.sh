@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the scene-file loader and the mask readers with libFuzzer for a bounded time:
+# Fuzzes the scene-file loader, the mask readers and the checkpoint reader with libFuzzer
+# for a bounded time:
 #   tools/fuzz.sh [SECONDS_EACH] [BUILD_DIR]         (defaults: 60, build-fuzz)
 # Needs Clang with libFuzzer (Debian: clang). A finding stops its test, which fails and
 # leaves the input as crash-*/leak-*/timeout-* in the build directory's tests folder.

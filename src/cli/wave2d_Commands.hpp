@@ -30,6 +30,7 @@ struct RunOptions {
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
   std::optional<std::string> h5_file;  // --save-h5
+  std::string scale = "1";             // --scale: the pictures' amplitude, or "auto"
   bool allow_unstable = false;
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files

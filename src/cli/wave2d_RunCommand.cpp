@@ -105,13 +105,6 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
   }
 }
 
-// At most max_picture_side pixels a side, as the ranks of a distributed run draw it.
-void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
-  create_parent_directories(path);
-  PicturePart const picture = picture_part(u, scene.walls, Window::whole(scene.nx, scene.ny));
-  write_png(path, render_picture(picture), picture.width, picture.height);
-}
-
 // Where a run first went non-finite.
 struct Divergence {
   std::int64_t step = 0;  // u(t_step) is the first field that is not finite
@@ -121,8 +114,8 @@ struct Divergence {
 struct Stepping {
   double seconds = 0.0;          // of the stepping alone, fenced
   std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
-  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
-  std::int64_t frames = 0;
+  std::int64_t first_frame = 0;  // the step of the first frame this run wrote
+  std::int64_t frames = 0;       // written by this run
   std::optional<Divergence> divergence;  // then the simulation holds the last finite state
 };
 
@@ -199,7 +192,7 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.receivers_hash = receivers_hash(plan.scene);
   data.trace_first_step = simulation.receivers_first_step();
   data.trace = to_host(space, simulation.receivers());
-  create_parent_directories(plan.checkpoint_file);
+  create_parent_directory(plan.checkpoint_file);
   wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
 
@@ -216,11 +209,15 @@ template <class ExecutionSpace>
 Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
               RunPlan const& plan, FieldFile* h5) {
   Stepping stepping;
-  if (plan.frames_every) {
-    std::int64_t const K = *plan.frames_every;
-    std::int64_t const start = simulation.steps_done();
-    stepping.first_frame = start / K;  // step start's frame, if any, is the earlier run's
-  }
+  auto const write_frame = [&] {
+    std::int64_t const now = simulation.steps_done();
+    if (stepping.frames++ == 0) stepping.first_frame = now;
+    auto const u = to_host(space, simulation.current());
+    if (plan.images) plan.files.write_picture(plan.files.frame(now), u, plan.scene);
+    if (h5) h5->write_frame(now, u);
+  };
+  // A resumed run's earlier frames are the run it resumed's.
+  if (plan.frames_every && simulation.steps_done() == 0) write_frame();
   FiniteCheck<ExecutionSpace> const check(space);
   LastFinite<ExecutionSpace> last_finite(space, plan.scene);
   last_finite.save(space, simulation);
@@ -251,12 +248,7 @@ Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulatio
     }
     last_finite.save(space, simulation);
     std::int64_t const now = simulation.steps_done();
-    if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
-      auto const u = to_host(space, simulation.current());
-      if (plan.images) write_image(plan.files.frame(stepping.first_frame + stepping.frames), u, plan.scene);
-      if (h5) h5->write_frame(now, u);
-      ++stepping.frames;
-    }
+    if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) write_frame();
     if (plan.checkpoint_every && (now % *plan.checkpoint_every == 0 || now == plan.steps)) {
       write_checkpoint(space, simulation, plan);
       checkpointed = now;
@@ -310,13 +302,13 @@ void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
 }
 
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
-// frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
-// the video takes every frame from 0 on (those of the run a resumed one continues too).
+// frames written before: `frames` by this run from step first_frame on, to the last step;
+// the video takes every frame from step 0 on (those of the run a resumed one continues too).
 void write_trace_files(RunPlan const& plan, std::optional<ReceiverTrace> const& trace) {
   if (trace) {
     fs::path const npy = plan.files.receivers("npy");
     fs::path const csv = plan.files.receivers("csv");
-    create_parent_directories(npy);
+    create_parent_directory(npy);
     write_npy(npy, trace->values, trace->rows(), std::int64_t(trace->names.size()));
     write_receivers_csv(csv, *trace);
     std::cout << "wrote " << npy.string() << ", " << csv.filename().string();
@@ -330,10 +322,9 @@ void write_trace_files(RunPlan const& plan, std::optional<ReceiverTrace> const& 
 
 void write_video(RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
   if (frames > 0 && plan.images) {
-    std::int64_t const last = first_frame + frames - 1;
     std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
-              << " .. " << plan.files.frame(last).filename().string() << "\n";
-    make_video(plan.files, last + 1, std::cout, std::cerr);
+              << " .. " << plan.files.frame(plan.steps).filename().string() << "\n";
+    make_video(plan.files, {*plan.frames_every, plan.steps}, std::cout, std::cerr);
   }
 }
 
@@ -343,12 +334,12 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   Scene const& scene = plan.scene;
   write_trace_files(plan, trace);
   if (plan.npy_file) {
-    create_parent_directories(*plan.npy_file);
+    create_parent_directory(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
     std::cout << "wrote " << plan.npy_file->string() << "\n";
   }
   if (plan.images) {
-    write_image(plan.files.image(), current, scene);
+    plan.files.write_picture(plan.files.image(), current, scene);
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   write_video(plan, first_frame, frames);
@@ -445,7 +436,7 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   }
   std::optional<FieldFile> h5;
   if (plan.h5_file) {
-    create_parent_directories(*plan.h5_file);
+    create_parent_directory(*plan.h5_file);
     h5.emplace(*plan.h5_file, scene, Window::whole(scene.nx, scene.ny));
   }
   std::cout << std::flush;
@@ -550,7 +541,14 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   // Rank 0 makes the directory of a file the ranks write, failing on every rank if it cannot.
   auto const prepare = [&](fs::path const& file) {
     detail::on_every_rank(MPI_COMM_WORLD, [&] {
-      if (root) create_parent_directories(file);
+      if (root) create_parent_directory(file);
+    });
+  };
+  // Rank 0 writes the picture that the ranks' parts make; every rank fails if it cannot.
+  auto const write_picture = [&](fs::path const& path) {
+    auto const picture = gather_picture(space, simulation);
+    detail::on_every_rank(MPI_COMM_WORLD, [&] {
+      if (picture) plan.files.write_picture(path, *picture, scene);
     });
   };
   std::optional<FieldFile> h5;
@@ -562,6 +560,13 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   if (root) progress.emplace(plan.steps);
   double seconds = 0.0;
   std::int64_t frames = 0;
+  auto const write_frame_files = [&] {
+    check_finite();
+    if (plan.images) write_picture(plan.files.frame(simulation.steps_done()));
+    if (h5) write_frame(*h5, space, simulation);
+    ++frames;
+  };
+  if (plan.frames_every) write_frame_files();
   while (simulation.steps_done() < plan.steps) {
     std::int64_t const done = simulation.steps_done();
     std::int64_t const n =
@@ -574,15 +579,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
     MPI_Barrier(MPI_COMM_WORLD);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (plan.frames_every) {
-      check_finite();
-      if (plan.images) {
-        prepare(plan.files.frame(frames));
-        write_picture(plan.files.frame(frames), space, simulation);
-      }
-      if (h5) write_frame(*h5, space, simulation);
-      ++frames;
-    }
+    if (plan.frames_every) write_frame_files();
     if (root) progress->update(simulation.steps_done());
   }
   check_finite();
@@ -600,10 +597,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     prepare(*plan.npy_file);
     write_npy(*plan.npy_file, space, simulation);
   }
-  if (plan.images) {
-    prepare(plan.files.image());
-    write_picture(plan.files.image(), space, simulation);
-  }
+  if (plan.images) write_picture(plan.files.image());
   if (!root) return;
   print_timing(plan, plan.steps, seconds);
   write_trace_files(plan, plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0))
@@ -700,6 +694,8 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     plan.name_note = "the scene file is named '" + name + "', as a built-in scene: its outputs (" +
                      plan.files.image().string() + ", ...) take that scene's names";
   }
+  plan.files.last_step = plan.steps;
+  plan.files.scale = parse_scale(options.scale);
   plan.images = can_write_png;
   RunFiles files{.inputs = std::move(loaded.files)};
   if (options.h5_file) {
@@ -711,26 +707,16 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     }
     plan.h5_file = *options.h5_file;
     files.h5 = plan.h5_file;
-    check_can_write(*plan.h5_file);
-    check_can_write(xdmf_path(*plan.h5_file));
     plan.frames_every = options.frames_every;
   }
   if (plan.images) {
     plan.frames_every = options.frames_every;
     files.images = plan.files;
-    check_can_write(plan.files.image());
-    if (plan.frames_every) {
-      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
-      if (files.frame_count > 0) {
-        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
-        check_can_write(plan.files.video());
-      }
-    }
+    if (plan.frames_every) files.frames = FrameSteps{*plan.frames_every, plan.steps};
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;
     files.npy = plan.npy_file;
-    check_can_write(*plan.npy_file);
   }
   if (!plan.scene.receivers.empty() && !options.no_receivers) {
     plan.receivers = true;
@@ -738,7 +724,6 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     for (char const* extension : {"npy", "csv", "png"}) {
       if (extension == std::string_view("png") && !plan.receivers_plot) continue;
       files.receivers.push_back(plan.files.receivers(extension));
-      check_can_write(files.receivers.back());
     }
   }
   if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
@@ -754,18 +739,18 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
     plan.checkpoint_every = options.checkpoint_every;
     plan.checkpoint_file = options.checkpoint_file;
     files.checkpoint = plan.checkpoint_file;
-    check_can_write(plan.checkpoint_file);
   }
   if (options.resume_file) {
     plan.resume_file = *options.resume_file;
     files.resume = plan.resume_file;
   }
-  check_distinct(files);
+  check_outputs(files);
   if (plan.resume_file) {
     try {
-      plan.resume = read_checkpoint(*plan.resume_file);
-      // The scene now; the backend's numerics once it is set up.
-      check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
+      // The scene before the fields are read; the backend's numerics once it is set up.
+      plan.resume = read_checkpoint(*plan.resume_file, [&](CheckpointData const& header) {
+        check_checkpoint_matches(*plan.resume_file, header, plan.scene, header.numerics);
+      });
     } catch (CheckpointError const& e) {
       throw InputError(e.what());
     }

@@ -113,12 +113,13 @@ void write_results(FieldFile& file, ExecutionSpace const& space,
   }
 }
 
-// Collective: the picture of u(t_n) (write_png of render_picture, at most
-// max_picture_side pixels a side) written by rank 0 from the ranks' parts of it: each rank
-// reduces its owned cells to the pixels they overlap.
+// Collective: on rank 0 the picture of u(t_n) (whole_picture's, at most max_picture_side
+// pixels a side), merged from the ranks' parts of it: each rank reduces its owned cells to
+// the pixels they overlap. Nothing on the other ranks.
 template <class ExecutionSpace, class MemorySpace>
-void write_picture(std::filesystem::path const& path, ExecutionSpace const& space,
-                   DistributedSimulation<ExecutionSpace, MemorySpace> const& simulation) {
+std::optional<PicturePart> gather_picture(
+    ExecutionSpace const& space,
+    DistributedSimulation<ExecutionSpace, MemorySpace> const& simulation) {
   Window const& window = simulation.window();
   Scene const& scene = simulation.local().scene();
   PicturePart part;
@@ -153,18 +154,16 @@ void write_picture(std::filesystem::path const& path, ExecutionSpace const& spac
                                  counts.data(), displacements.data(), pixel, 0, comm);
   MPI_Type_free(&pixel);
   detail::check_mpi(status, "MPI_Gatherv");
-  detail::on_every_rank(comm, [&] {
-    if (rank != 0) return;
-    PicturePart picture = whole_picture(scene.nx, scene.ny);
-    for (int r = 0; r < size; ++r) {
-      PicturePart received{picture.scale,     placed[4 * r],     placed[4 * r + 1],
-                           placed[4 * r + 2], placed[4 * r + 3], {}};
-      received.pixels.assign(all.begin() + displacements[r],
-                             all.begin() + displacements[r] + counts[r]);
-      merge_picture(picture, received);
-    }
-    write_png(path, render_picture(picture), picture.width, picture.height);
-  });
+  if (rank != 0) return std::nullopt;
+  PicturePart picture = whole_picture(scene.nx, scene.ny);
+  for (int r = 0; r < size; ++r) {
+    PicturePart received{picture.scale,     placed[4 * r],     placed[4 * r + 1],
+                         placed[4 * r + 2], placed[4 * r + 3], {}};
+    received.pixels.assign(all.begin() + displacements[r],
+                           all.begin() + displacements[r] + counts[r]);
+    merge_picture(picture, received);
+  }
+  return picture;
 }
 
 // Collective: write_npy's file of (u(t_{n-1}), u(t_n)), shape (2, ny, nx), each rank
@@ -204,11 +203,20 @@ void write_npy(std::filesystem::path const& path, ExecutionSpace const& space,
   auto const fail = [&](char const* what) {
     throw OutputError("cannot write '" + path.string() + "': " + what);
   };
+  // The ranks without the Cartesian topology: Open MPI 4.1's MPI-IO corrupts collective
+  // writes over some Cartesian communicators (open-mpi/ompi#12718).
+  struct Plain {
+    MPI_Comm comm = MPI_COMM_NULL;
+    ~Plain() {
+      if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    }
+  } plain;
+  detail::check_mpi(MPI_Comm_split(comm, 0, rank, &plain.comm), "MPI_Comm_split");
   MPI_File file = MPI_FILE_NULL;
   try {
     detail::on_every_rank(comm, [&] {
       int const mode = MPI_MODE_WRONLY | MPI_MODE_CREATE;
-      if (MPI_File_open(comm, written.c_str(), mode, MPI_INFO_NULL, &file) != MPI_SUCCESS) {
+      if (MPI_File_open(plain.comm, written.c_str(), mode, MPI_INFO_NULL, &file) != MPI_SUCCESS) {
         fail("MPI-IO cannot create it");
       }
     });

@@ -95,8 +95,10 @@ void Processes::broadcast(std::string& text) const {
 #if defined(WAVE2D_HAVE_PARALLEL_HDF5)
 Processes processes_of(MPI_Comm comm) {
   auto group = std::make_shared<Processes::Group>();
-  group->comm = comm;
   MPI_Comm_rank(comm, &group->rank);
+  if (MPI_Comm_split(comm, 0, group->rank, &group->comm) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI error in MPI_Comm_split");
+  }
   MPI_Comm_size(comm, &group->size);
   return Processes(std::move(group));
 }

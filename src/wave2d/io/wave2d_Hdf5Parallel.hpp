@@ -14,7 +14,7 @@
 
 namespace wave2d {
 
-// The ranks of `comm`, which must outlive every file opened with them. Not collective.
+// The ranks of `comm`, in a communicator of their own (without comm's topology). Collective.
 Processes processes_of(MPI_Comm comm);
 
 }  // namespace wave2d

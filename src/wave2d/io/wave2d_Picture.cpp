@@ -1,5 +1,8 @@
 #include <wave2d/io/wave2d_Picture.hpp>
 
+#include <wave2d/io/wave2d_Output.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -8,23 +11,20 @@ namespace wave2d {
 
 namespace {
 
+// |v|, and below every finite value a value that is not: a pixel shows its largest finite
+// value where it has one.
+float magnitude(float v) { return std::isfinite(v) ? std::fabs(v) : -1.0f; }
+
 // a or b, whichever has the value of larger magnitude (on a tie the larger value): an
 // order-free choice, so that the blocks merge to the same picture in any order.
 PixelPart merged(PixelPart a, PixelPart const& b) {
   bool const take_b =
-      b.open > 0 && (a.open == 0 || std::fabs(b.value) > std::fabs(a.value) ||
-                     (std::fabs(b.value) == std::fabs(a.value) && b.value > a.value));
+      b.open > 0 && (a.open == 0 || magnitude(b.value) > magnitude(a.value) ||
+                     (magnitude(b.value) == magnitude(a.value) && b.value > a.value));
   return {take_b ? b.value : a.value, a.open + b.open, a.walls + b.walls};
 }
 
 }  // namespace
-
-void detail::colour_of(float value, std::uint8_t* rgb) {
-  auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) * 255.0f, 255.0f));
-  rgb[0] = value > 0.0f ? 255 : fade;
-  rgb[1] = fade;
-  rgb[2] = value > 0.0f ? fade : 255;
-}
 
 PicturePart whole_picture(std::int32_t nx, std::int32_t ny) {
   if (nx <= 0 || ny <= 0) throw std::invalid_argument("wave2d::whole_picture: empty grid");
@@ -81,14 +81,22 @@ void merge_picture(PicturePart& picture, PicturePart const& part) {
   }
 }
 
-std::vector<std::uint8_t> render_picture(PicturePart const& picture) {
+std::vector<std::uint8_t> render_picture(PicturePart const& picture, float amplitude) {
   std::vector<std::uint8_t> rgb(3 * picture.pixels.size());
   for (std::size_t i = 0; i < picture.pixels.size(); ++i) {
     PixelPart const& pixel = picture.pixels[i];
     if (pixel.open == 0 || 2 * std::int64_t(pixel.walls) > pixel.open + pixel.walls) continue;
-    detail::colour_of(pixel.value, &rgb[3 * i]);
+    detail::paint(pixel.value, amplitude, &rgb[3 * i]);
   }
   return rgb;
+}
+
+float picture_amplitude(PicturePart const& picture) {
+  float amplitude = 0.0f;
+  for (PixelPart const& pixel : picture.pixels) {
+    if (pixel.open > 0) amplitude = std::max(amplitude, magnitude(pixel.value));
+  }
+  return amplitude;
 }
 
 }  // namespace wave2d

@@ -45,15 +45,14 @@ PicturePart picture_part(std::span<float const> u, std::span<std::uint8_t const>
 // Adds `part` into `picture` (whose pixels cover it), in any order alike.
 void merge_picture(PicturePart& picture, PicturePart const& part);
 
-namespace detail {
-// The textbook's colour map: red for positive u, blue for negative, white at 0, saturated
-// from |u| = 1 on (a NaN too).
-void colour_of(float value, std::uint8_t* rgb);
-}  // namespace detail
-
 // RGB8 pixels, row 0 first: black where more than half the cells are walls, else the
-// colour render_field gives the pixel's value. Scale 1 draws render_field's picture.
-std::vector<std::uint8_t> render_picture(PicturePart const& picture);
+// colour render_field gives the pixel's value at `amplitude` (render_field's scale). A
+// picture of scale 1 is render_field's.
+std::vector<std::uint8_t> render_picture(PicturePart const& picture, float amplitude = 1.0f);
+
+// The largest |u| of the picture's finite values outside walls (largest_amplitude of the
+// field it was made from), 0 for none.
+float picture_amplitude(PicturePart const& picture);
 
 }  // namespace wave2d
 

@@ -146,13 +146,14 @@ class Cli : public ::testing::Test {
   }
 
   // Runs `wave2d <arguments>` in work(), an empty directory; stdout and stderr are
-  // captured outside it. One thread, and no OpenMP binding warning from Kokkos.
+  // captured outside it. One thread, OpenMP's binding left to the program.
   Result wave2d(std::string const& arguments, std::string const& environment = "") const {
     auto const out = root_.path() / "stdout";
     auto const err = root_.path() / "stderr";
-    std::string const command =
-        "cd '" + work().string() + "' && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false " + environment +
-        " '" WAVE2D_CLI "' " + arguments + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    std::string const command = "cd '" + work().string() +
+                                "' && env -u OMP_PROC_BIND -u OMP_PLACES OMP_NUM_THREADS=1 " +
+                                environment + " '" WAVE2D_CLI "' " + arguments + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
     int const status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
   }
@@ -332,7 +333,34 @@ TEST_F(Cli, HelpAndVersion) {
                       "--frames-every", "--save-npy", "--allow-unstable", "auto"}) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
+
+  // Kokkos' own help, as --help: whatever else is asked.
+  for (auto arguments : {"--kokkos-help", "run --scene nowhere --kokkos-help"}) {
+    Result const kokkos_help = wave2d(arguments);
+    EXPECT_EQ(kokkos_help.status, 0) << arguments << ": " << kokkos_help.err;
+    EXPECT_TRUE(contains(kokkos_help.out, "--kokkos-help") &&
+                contains(kokkos_help.out, "print this message"))
+        << arguments << ":\n"
+        << kokkos_help.out;
+  }
   EXPECT_TRUE(work_contents().empty());
+}
+
+// Kokkos' OpenMP warns of an unset OMP_PROC_BIND (unset here): the program tells it that
+// threads are unbound, as they are, and an error or a run stays free of Kokkos' warnings.
+TEST_F(Cli, KokkosSaysNothingByDefault) {
+  Result const result = wave2d("run --scene double-slit-small --steps 2 --output o");
+  EXPECT_EQ(result.status, 0) << result.err;
+  if (can_write_png) EXPECT_EQ(result.err, "");
+  EXPECT_FALSE(contains(result.err, "Kokkos")) << result.err;
+  EXPECT_FALSE(contains(result.err, "OMP_PROC_BIND")) << result.err;
+}
+
+// A Kokkos tool library that loads is taken (one with no tool's functions runs as none).
+TEST_F(Cli, AKokkosToolLibraryThatLoadsIsTaken) {
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 2 --output o --kokkos-tools-libs=libm.so.6");
+  EXPECT_EQ(result.status, 0) << result.err;
 }
 
 TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
@@ -1121,6 +1149,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "KOKKOS_NUM_THREADS=abc"},
         BadInput{"unknown_kokkos_argument", "run --scene double-slit-small --kokkos-warp=9 +",
                  "unknown Kokkos argument '--kokkos-warp=9'"},
+        BadInput{"kokkos_tool_library_missing",
+                 "run --scene double-slit-small --kokkos-tools-libs=@/missing.so +",
+                 "/missing.so: cannot load the tool library '"},
+        BadInput{"kokkos_tool_library_not_a_library",
+                 "run --scene double-slit-small --kokkos-tools-library=@/blocker +",
+                 "/blocker: cannot load the tool library '"},
+        BadInput{"kokkos_tools_libs_variable", "run --scene double-slit-small +",
+                 "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so: cannot load the tool library", false, 2,
+                 "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so"},
         BadInput{"checkpoint_every_zero", "run --scene double-slit-small --checkpoint-every 0 ck +",
                  "--checkpoint-every: K must be a positive whole number, got '0'"},
         BadInput{"checkpoint_without_a_file", "run --scene double-slit-small --checkpoint-every 5",

@@ -127,13 +127,18 @@ int main(int argc, char* argv[]) {
     bool const for_kokkos = std::string_view(argv[i]).starts_with("--kokkos-");
     (for_kokkos ? kokkos_arguments : arguments).push_back(argv[i]);
   }
+  // As --help: whatever else is asked.
+  if (asks_for_kokkos_help(kokkos_arguments)) {
+    print_kokkos_help(argv[0]);
+    return 0;
+  }
 
   CLI::App app{"Explicit 2D wave-equation simulation on Kokkos execution spaces.", "wave2d"};
   app.set_version_flag("--version", version());
   app.require_subcommand(1);
   app.footer(
       "Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
-      "Kokkos.");
+      "Kokkos: --kokkos-help lists them.");
   CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
   CLI::App* backends =
       app.add_subcommand("backends", "List the backends `run` accepts, per execution space");

@@ -2,6 +2,7 @@
 // scene is stepped and the results are written, each file complete or not at all.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_DeferredSignals.hpp>
+#include <cli/wave2d_KokkosArguments.hpp>
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <cli/wave2d_ProgressBar.hpp>
@@ -360,9 +361,7 @@ void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const
 
 template <class ExecutionSpace>
 void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
-  int kokkos_argc = int(kokkos_arguments.size());
-  kokkos_arguments.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_arguments.data());
+  KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
   Scene const& scene = plan.scene;
   check_memory(space, scene);
@@ -470,9 +469,7 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   bool const root = rank == 0;
   error_reporter = root;
-  int kokkos_argc = int(kokkos_arguments.size());
-  kokkos_arguments.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_arguments.data());
+  KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
   Scene const& scene = plan.scene;
   typename DistributedSimulation<ExecutionSpace>::Options options;

@@ -1012,6 +1012,22 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
 
 bool const reads_a_scene_file = true;
 
+#if defined(WAVE2D_HAVE_MPI)
+bool const has_mpi = true;
+#else
+bool const has_mpi = false;
+#endif
+
+// --ranks `ranks` (as the shell reads it), which is not PxQ of whole numbers.
+BadInput ranks_input(std::string const& name, std::string const& ranks) {
+  std::string const given = ranks.starts_with('\'') ? ranks.substr(1, ranks.size() - 2) : ranks;
+  std::string const message =
+      has_mpi ? "--ranks: expected PxQ (e.g. 2x2, each from 1 to 2147483647) or auto, got '" +
+                    given + "'"
+              : "--ranks: this build of wave2d has no MPI";
+  return {name, "run --scene double-slit-small --ranks " + ranks + " +", message};
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cli, CliBadInput,
     ::testing::Values(
@@ -1158,6 +1174,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"kokkos_tools_libs_variable", "run --scene double-slit-small +",
                  "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so: cannot load the tool library", false, 2,
                  "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so"},
+        ranks_input("ranks_wrapping_around", "4294967298x1"),
+        ranks_input("ranks_with_a_space", "' 2x1'"), ranks_input("ranks_with_signs", "+2x+1"),
+        ranks_input("ranks_without_q", "2x"), ranks_input("ranks_of_three_numbers", "2x1x1"),
+        ranks_input("ranks_zero", "0x1"),
+        BadInput{"ranks_not_making_the_job", "run --scene double-slit-small --ranks 2x1 +",
+                 has_mpi ? "--ranks 2x1: ranks 2 x 1 do not make a job of 1 rank"
+                         : "--ranks: this build of wave2d has no MPI"},
         BadInput{"checkpoint_every_zero", "run --scene double-slit-small --checkpoint-every 0 ck +",
                  "--checkpoint-every: K must be a positive whole number, got '0'"},
         BadInput{"checkpoint_without_a_file", "run --scene double-slit-small --checkpoint-every 5",

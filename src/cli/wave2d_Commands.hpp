@@ -20,6 +20,12 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+inline constexpr int exit_runtime_failure = 1;
+inline constexpr int exit_input_error = 2;
+
+// An InputError, or the library's SceneError.
+bool is_input_error(std::exception const& e);
+
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
   std::string backend = "auto";
@@ -40,9 +46,9 @@ struct RunOptions {
   std::optional<std::string> resume_file;  // continues from this checkpoint
 };
 
-// False on the MPI ranks of a distributed run other than 0: they say nothing, so that an
-// error shows once.
-bool reports_errors();
+// Prints "wave2d: error: <what>" once, on rank 0 of a distributed run alone: the other
+// ranks say nothing, so that an error shows once.
+void report_error(std::exception const& e);
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
 // needs.

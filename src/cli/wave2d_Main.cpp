@@ -20,19 +20,11 @@ namespace {
 
 using namespace wave2d::cli;
 
-int const exit_runtime_failure = 1;
-int const exit_input_error = 2;
-
 std::string version() {
   return "wave2d " WAVE2D_VERSION " (Kokkos " + std::to_string(KOKKOS_VERSION_MAJOR) + "." +
          std::to_string(KOKKOS_VERSION_MINOR) + "." + std::to_string(KOKKOS_VERSION_PATCH) +
          ", default execution space " + Kokkos::DefaultExecutionSpace::name() +
          "; PNG output: " + (wave2d::can_write_png ? "yes" : "no") + ")";
-}
-
-bool is_input_error(std::exception const& e) {
-  return dynamic_cast<InputError const*>(&e) != nullptr ||
-         dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
 }
 
 // The error for `text` unless it is a whole number of at least `least` (0 or 1), written
@@ -90,7 +82,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
   run.add_option("--ranks", options.ranks,
-                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice")
+                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
+                 "(the default for a job of several ranks)")
       ->type_name("PxQ");
   run.add_flag("--no-receivers", options.no_receivers,
                "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
@@ -118,6 +111,15 @@ void add_run_options(CLI::App& run, RunOptions& options) {
 }
 
 }  // namespace
+
+namespace wave2d::cli {
+
+bool is_input_error(std::exception const& e) {
+  return dynamic_cast<InputError const*>(&e) != nullptr ||
+         dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
+}
+
+}  // namespace wave2d::cli
 
 int main(int argc, char* argv[]) {
   // Kokkos takes its own --kokkos-* arguments; CLI11 gets the others, and would refuse them.
@@ -186,7 +188,7 @@ int main(int argc, char* argv[]) {
     }
     return 0;
   } catch (std::exception const& e) {
-    if (reports_errors()) std::cerr << "wave2d: error: " << e.what() << "\n";
+    report_error(e);
     return is_input_error(e) ? exit_input_error : exit_runtime_failure;
   }
 }

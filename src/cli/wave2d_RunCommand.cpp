@@ -1,5 +1,6 @@
 // `wave2d run`: everything the user asked for is checked first, then Kokkos starts, the
-// scene is stepped and the results are written, each file complete or not at all.
+// scene is stepped and the results are written, each file complete or not at all. The
+// same stepping drives a run on one process and a distributed one (--ranks).
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
@@ -24,16 +25,17 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 namespace wave2d::cli {
 
@@ -50,6 +52,10 @@ struct RunPlan {
   PlanOptions plan_options;
   ValidationOptions validation;
   std::int64_t steps = 0;
+  // A distributed run over ranks[0] x ranks[1] MPI ranks (0 x 0: MPI's choice), as
+  // --ranks gave them (ranks_text).
+  std::optional<std::array<int, 2>> ranks;
+  std::string ranks_text;
   bool images = false;
   std::optional<std::int64_t> frames_every;
   OutputFiles files;
@@ -105,73 +111,15 @@ void write_image(fs::path const& path, std::vector<float> const& u, Scene const&
   write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
 }
 
-// Where a run first went non-finite.
-struct Divergence {
-  std::int64_t step = 0;  // u(t_step) is the first field that is not finite
-  FieldCell cell;
-};
-
-struct Stepping {
-  double seconds = 0.0;          // of the stepping alone, fenced
-  std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
-  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
-  std::int64_t frames = 0;
-  std::optional<Divergence> divergence;  // then the simulation holds the last finite state
-};
-
-// The last state found finite, kept on the device.
-template <class ExecutionSpace>
-class LastFinite {
- public:
-  using Field = typename Simulation<ExecutionSpace>::field_type;
-
-  LastFinite(ExecutionSpace const& space, Scene const& scene)
-      : previous_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                     "wave2d::cli::LastFinite::previous"),
-                  scene.ny, scene.nx),
-        current_(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                    "wave2d::cli::LastFinite::current"),
-                 scene.ny, scene.nx) {}
-
-  void save(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation) {
-    Kokkos::deep_copy(space, previous_, simulation.previous());
-    Kokkos::deep_copy(space, current_, simulation.current());
-    step_ = simulation.steps_done();
-  }
-
-  void restore(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation) const {
-    simulation.set_state(space, previous_, current_, step_);
-  }
-
- private:
-  Field previous_;
-  Field current_;
-  std::int64_t step_ = 0;
-};
-
-template <class ExecutionSpace>
-bool is_finite(ExecutionSpace const& space, FiniteCheck<ExecutionSpace> const& check,
-               Simulation<ExecutionSpace> const& simulation) {
-  return !check.first_non_finite(space, simulation.current()) &&
-         !check.first_non_finite(space, simulation.previous());
+ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
+  return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
 }
 
-// From the last finite state, one step at a time up to the first non-finite field; leaves
-// the simulation at the state before it, the last finite one.
-template <class ExecutionSpace>
-Divergence locate_divergence(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
-                             FiniteCheck<ExecutionSpace> const& check,
-                             LastFinite<ExecutionSpace>& checkpoint) {
-  checkpoint.restore(space, simulation);
-  while (true) {
-    simulation.advance(space, 1);
-    if (auto const cell = check.first_non_finite(space, simulation.current())) {
-      Divergence const divergence{simulation.steps_done(), *cell};
-      checkpoint.restore(space, simulation);
-      return divergence;
-    }
-    checkpoint.save(space, simulation);
-  }
+// The trace's first step when it holds the whole run: step 0, or where the resumed
+// checkpoint's trace began (step 0 too, unless a program began it at a state it set). A
+// run that went back to its last finite state has restarted it there.
+std::int64_t whole_trace_first_step(RunPlan const& plan) {
+  return plan.resume_file ? plan.resume.trace_first_step : 0;
 }
 
 // Writes the simulation's state and its receivers' trace as the plan's checkpoint (with
@@ -196,71 +144,300 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
 
+// A run on one process, as step() drives it. ManyProcesses is the distributed one: the
+// same members, each rank holding its window of the grid.
+template <class ExecutionSpace>
+class OneProcess {
+ public:
+  using Field = typename Simulation<ExecutionSpace>::field_type;
+
+  OneProcess(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation)
+      : space_(space), simulation_(simulation), check_(space) {}
+
+  ExecutionSpace const& space() const { return space_; }
+  bool root() const { return true; }  // prints and writes
+  std::int64_t steps_done() const { return simulation_.steps_done(); }
+  // This process's fields.
+  Field const& previous() const { return simulation_.previous(); }
+  Field const& current() const { return simulation_.current(); }
+
+  // Steps n steps; the seconds they took, fenced.
+  double advance(std::int64_t n) {
+    auto const start = std::chrono::steady_clock::now();
+    simulation_.advance(space_, n);
+    wave2d::fence(space_, "wave2d::cli::run: end of a chunk of steps");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // Of u(t_n), with previous_too of u(t_{n-1}) too.
+  std::optional<FieldCell> first_non_finite(bool previous_too) const {
+    auto cell = check_.first_non_finite(space_, simulation_.current());
+    if (!cell && previous_too) cell = check_.first_non_finite(space_, simulation_.previous());
+    return cell;
+  }
+
+  template <class Previous, class Current>
+  void set_state(Previous const& previous, Current const& current, std::int64_t step) {
+    simulation_.set_state(space_, previous, current, step);
+  }
+
+  // The fields on the host: u(t_n) alone, or the pair (u(t_{n-1}), u(t_n)).
+  std::vector<float> current_on_host() const { return to_host(space_, simulation_.current()); }
+  std::pair<std::vector<float>, std::vector<float>> fields_on_host() const {
+    return {to_host(space_, simulation_.previous()), current_on_host()};
+  }
+
+  // The receivers' trace when the plan writes it and it holds the whole run.
+  std::optional<ReceiverTrace> trace(RunPlan const& plan) const {
+    std::int64_t const first = whole_trace_first_step(plan);
+    if (!plan.receivers || simulation_.receivers_first_step() != first) return std::nullopt;
+    return make_trace(plan.scene, to_host(space_, simulation_.receivers()), first);
+  }
+
+  void write_checkpoint(RunPlan const& plan) const {
+    cli::write_checkpoint(space_, simulation_, plan);
+  }
+
+  // Runs f (on every rank of a distributed run, failing on all if it fails on one).
+  template <class F>
+  void together(F&& f) {
+    f();
+  }
+
+ private:
+  ExecutionSpace space_;
+  Simulation<ExecutionSpace>& simulation_;
+  FiniteCheck<ExecutionSpace> check_;
+};
+
+#if defined(WAVE2D_HAVE_MPI)
+// A distributed run's rank, as step() drives it: collective members are called on every
+// rank alike, and rank 0 prints and writes.
+template <class ExecutionSpace>
+class ManyProcesses {
+ public:
+  using Distributed = DistributedSimulation<ExecutionSpace>;
+  using Field = typename Simulation<ExecutionSpace>::field_type;
+
+  ManyProcesses(ExecutionSpace const& space, Distributed& simulation)
+      : space_(space), simulation_(simulation), comm_(simulation.communicator()) {
+    MPI_Comm_rank(comm_, &rank_);
+  }
+
+  ExecutionSpace const& space() const { return space_; }
+  bool root() const { return rank_ == 0; }
+  std::int64_t steps_done() const { return simulation_.steps_done(); }
+  // This rank's window's fields, halos included.
+  Field const& previous() const { return simulation_.local().previous(); }
+  Field const& current() const { return simulation_.local().current(); }
+
+  // Collective. The slowest rank's seconds, so that every rank sizes its chunks alike.
+  double advance(std::int64_t n) {
+    MPI_Barrier(comm_);
+    auto const start = std::chrono::steady_clock::now();
+    simulation_.advance(space_, n);
+    wave2d::fence(space_, "wave2d::cli::run: end of a chunk of steps");
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    return seconds;
+  }
+
+  // Collective: the whole grid's first, the same on every rank.
+  std::optional<FieldCell> first_non_finite(bool previous_too) const {
+    return simulation_.first_non_finite(space_, previous_too);
+  }
+
+  // Every rank its own window's fields, at the same step.
+  template <class Previous, class Current>
+  void set_state(Previous const& previous, Current const& current, std::int64_t step) {
+    simulation_.set_state(space_, previous, current, step);
+  }
+
+  // Collective: gathered on rank 0, empty elsewhere.
+  std::vector<float> current_on_host() { return simulation_.gather(space_).second; }
+  std::pair<std::vector<float>, std::vector<float>> fields_on_host() {
+    return simulation_.gather(space_);
+  }
+
+  // Collective: on rank 0, the receivers' trace when the plan writes it and it holds the
+  // whole run (every rank's starts at the same step).
+  std::optional<ReceiverTrace> trace(RunPlan const& plan) {
+    if (!plan.receivers || simulation_.local().receivers_first_step() != 0) return std::nullopt;
+    auto values = simulation_.gather_receivers(space_);
+    if (!root()) return std::nullopt;
+    return make_trace(plan.scene, std::move(values), 0);
+  }
+
+  // Refused before the run (plan_checkpoints): distributed runs have no checkpoints yet.
+  void write_checkpoint(RunPlan const&) const {
+    throw std::logic_error("distributed runs have no checkpoints");
+  }
+
+  // Collective: f on every rank; if it throws on any, every rank throws the error of the
+  // lowest failing rank, with its exit status: a rank that failed alone would leave the
+  // others waiting in the next collective.
+  template <class F>
+  void together(F&& f) {
+    std::string error;
+    int status = 0;
+    try {
+      f();
+    } catch (std::exception const& e) {
+      error = e.what();
+      status = is_input_error(e) ? exit_input_error : exit_runtime_failure;
+    }
+    int size = 0;
+    MPI_Comm_size(comm_, &size);
+    int failed = status == 0 ? size : rank_;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, comm_);
+    if (failed == size) return;
+    int length = int(error.size());
+    MPI_Bcast(&status, 1, MPI_INT, failed, comm_);
+    MPI_Bcast(&length, 1, MPI_INT, failed, comm_);
+    error.resize(std::size_t(length));
+    MPI_Bcast(error.data(), length, MPI_CHAR, failed, comm_);
+    if (failed != 0) error = "rank " + std::to_string(failed) + ": " + error;
+    if (status == exit_input_error) throw InputError(error);
+    throw std::runtime_error(error);
+  }
+
+ private:
+  ExecutionSpace space_;
+  Distributed& simulation_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+};
+#endif
+
+// The last state found finite, kept in the run's memory space: each rank its window.
+template <class Run>
+class LastFinite {
+ public:
+  using Field = typename Run::Field;
+
+  explicit LastFinite(Run const& run)
+      : previous_(Kokkos::view_alloc(run.space(), Kokkos::WithoutInitializing,
+                                     "wave2d::cli::LastFinite::previous"),
+                  run.current().extent(0), run.current().extent(1)),
+        current_(Kokkos::view_alloc(run.space(), Kokkos::WithoutInitializing,
+                                    "wave2d::cli::LastFinite::current"),
+                 run.current().extent(0), run.current().extent(1)) {}
+
+  void save(Run const& run) {
+    Kokkos::deep_copy(run.space(), previous_, run.previous());
+    Kokkos::deep_copy(run.space(), current_, run.current());
+    step_ = run.steps_done();
+  }
+
+  void restore(Run& run) const { run.set_state(previous_, current_, step_); }
+
+ private:
+  Field previous_;
+  Field current_;
+  std::int64_t step_ = 0;
+};
+
+// Where a run first went non-finite.
+struct Divergence {
+  std::int64_t step = 0;  // u(t_step) is the first field that is not finite
+  FieldCell cell;
+};
+
+struct Stepping {
+  double seconds = 0.0;          // of the stepping alone, fenced
+  std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
+  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
+  std::int64_t frames = 0;
+  std::optional<Divergence> divergence;  // then the run holds the last finite state
+};
+
+// From the last finite state, one step at a time up to the first non-finite field; leaves
+// the run at the state before it, the last finite one.
+template <class Run>
+Divergence locate_divergence(Run& run, LastFinite<Run>& last_finite) {
+  last_finite.restore(run);
+  while (true) {
+    run.advance(1);
+    if (auto const cell = run.first_non_finite(false)) {
+      Divergence const divergence{run.steps_done(), *cell};
+      last_finite.restore(run);
+      return divergence;
+    }
+    last_finite.save(run);
+  }
+}
+
 // The next step at which the run stops for something: a frame, a checkpoint.
 std::int64_t next_stop(std::optional<std::int64_t> every, std::int64_t done, std::int64_t end) {
   return every ? std::min(end, done + *every - done % *every) : end;
 }
 
+bool is_due(std::optional<std::int64_t> every, std::int64_t step, std::int64_t end) {
+  return every && (step % *every == 0 || step == end);
+}
+
+// On SIGINT, SIGTERM or SIGHUP (deferred while a run has checkpoints): a last checkpoint,
+// then the end by that signal.
+template <class Run>
+void end_on_signal(Run& run, RunPlan const& plan, DeferredSignals& signals, bool checkpointed,
+                   std::optional<ProgressBar>& progress) {
+  if (!signals.pending()) return;
+  if (!checkpointed) run.write_checkpoint(plan);
+  progress.reset();  // its line erased before the message
+  std::cerr << "wave2d: interrupted after step " << run.steps_done() << ": wrote the checkpoint "
+            << plan.checkpoint_file.string() << " (--resume " << plan.checkpoint_file.string()
+            << " continues the run)\n";
+  signals.end_by_pending_signal();
+}
+
 // Runs the plan's steps, writing the frames and checkpoints on the way. The field is
 // checked on the device after each chunk, so that no non-finite field is ever written.
-// With checkpoints, SIGINT, SIGTERM and SIGHUP end the run after its current chunk, with
-// a last checkpoint.
-template <class ExecutionSpace>
-Stepping step(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
-              RunPlan const& plan) {
+// Chunks of steps double until one lasts about 0.1 s: few enough checks not to slow the
+// run, often enough for the progress bar. Steps are global indices, so the chunking does not
+// change the result.
+template <class Run>
+Stepping step(Run& run, RunPlan const& plan) {
   Stepping stepping;
-  if (plan.frames_every) {
-    std::int64_t const K = *plan.frames_every;
-    std::int64_t const start = simulation.steps_done();
-    stepping.first_frame = start / K;  // step start's frame, if any, is the earlier run's
-  }
-  FiniteCheck<ExecutionSpace> const check(space);
-  LastFinite<ExecutionSpace> last_finite(space, plan.scene);
-  last_finite.save(space, simulation);
+  // Step start's frame, if any, is the earlier run's.
+  if (plan.frames_every) stepping.first_frame = run.steps_done() / *plan.frames_every;
+  std::optional<LastFinite<Run>> last_finite;
+  run.together([&] { last_finite.emplace(run); });
+  last_finite->save(run);
   std::optional<DeferredSignals> signals;
   if (plan.checkpoint_every) signals.emplace();
   std::int64_t checkpointed = -1;  // the step of the last checkpoint written
-  std::optional<ProgressBar> progress(std::in_place, plan.steps);
-  // Chunks of steps double until one lasts about 0.1 s: few enough fences not to slow
-  // the run, often enough for the progress bar. Steps are global indices, so the
-  // chunking does not change the result.
+  std::optional<ProgressBar> progress;
+  if (run.root()) progress.emplace(plan.steps);
   std::int64_t chunk = 1;
-  while (simulation.steps_done() < plan.steps) {
-    std::int64_t const done = simulation.steps_done();
+  while (run.steps_done() < plan.steps) {
+    std::int64_t const done = run.steps_done();
     std::int64_t const stop = std::min(next_stop(plan.frames_every, done, plan.steps),
                                        next_stop(plan.checkpoint_every, done, plan.steps));
     std::int64_t const n = std::min(chunk, stop - done);
-    auto const start = std::chrono::steady_clock::now();
-    simulation.advance(space, n);
-    wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
-    double const seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double const seconds = run.advance(n);
     stepping.seconds += seconds;
     stepping.steps += n;
     if (n == chunk && seconds < 0.05) chunk *= 2;
-    if (!is_finite(space, check, simulation)) {
-      stepping.divergence = locate_divergence(space, simulation, check, last_finite);
+    if (run.first_non_finite(true)) {
+      stepping.divergence = locate_divergence(run, *last_finite);
       return stepping;
     }
-    last_finite.save(space, simulation);
-    std::int64_t const now = simulation.steps_done();
-    if (plan.frames_every && (now % *plan.frames_every == 0 || now == plan.steps)) {
-      write_image(plan.files.frame(stepping.first_frame + stepping.frames++),
-                  to_host(space, simulation.current()), plan.scene);
+    last_finite->save(run);
+    std::int64_t const now = run.steps_done();
+    if (is_due(plan.frames_every, now, plan.steps)) {
+      std::vector<float> const current = run.current_on_host();
+      fs::path const frame = plan.files.frame(stepping.first_frame + stepping.frames++);
+      run.together([&] {
+        if (run.root()) write_image(frame, current, plan.scene);
+      });
     }
-    if (plan.checkpoint_every && (now % *plan.checkpoint_every == 0 || now == plan.steps)) {
-      write_checkpoint(space, simulation, plan);
+    if (is_due(plan.checkpoint_every, now, plan.steps)) {
+      run.write_checkpoint(plan);
       checkpointed = now;
     }
-    if (signals && signals->pending()) {
-      if (checkpointed != now) write_checkpoint(space, simulation, plan);
-      progress.reset();  // its line erased before the message
-      std::cerr << "wave2d: interrupted after step " << now << ": wrote the checkpoint "
-                << plan.checkpoint_file.string() << " (--resume " << plan.checkpoint_file.string()
-                << " continues the run)\n";
-      signals->end_by_pending_signal();
-    }
-    progress->update(now);
+    if (signals) end_on_signal(run, plan, *signals, checkpointed == now, progress);
+    if (progress) progress->update(now);
   }
   return stepping;
 }
@@ -297,6 +474,19 @@ void print_timing(RunPlan const& plan, std::int64_t steps, double seconds) {
              << " GCells/s";
   print_line("time", time.str());
   print_line("throughput", throughput.str());
+}
+
+// Notes on what this build cannot write, once every check has passed: an error stays a
+// single line.
+void print_build_notes(RunPlan const& plan) {
+  if (!plan.images) {
+    std::cerr << "wave2d: note: built without libpng, so no images (install libpng-dev and "
+                 "rebuild)\n";
+  }
+  if (plan.receivers && !plan.receivers_plot) {
+    std::cerr << "wave2d: note: built without libplot, so no plot of the receivers (install "
+                 "libplot-dev and rebuild)\n";
+  }
 }
 
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
@@ -336,98 +526,88 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   }
 }
 
-ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
-  return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
+// Collective: the run's fields and trace, written by the root.
+template <class Run>
+void write_results(Run& run, RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
+  auto const [previous, current] = run.fields_on_host();
+  auto const trace = run.trace(plan);
+  run.together([&] {
+    if (run.root()) write_results(plan, previous, current, first_frame, frames, trace);
+  });
 }
 
-// The receivers' trace when the plan writes it and it holds the whole run: from step 0, or
-// from where the checkpoint's trace began (step 0 too, unless a program began it at a
-// state it set). A run that went back to its last finite state has restarted it.
-template <class ExecutionSpace>
-std::optional<ReceiverTrace> trace_of(ExecutionSpace const& space,
-                                      Simulation<ExecutionSpace> const& simulation,
-                                      RunPlan const& plan) {
-  std::int64_t const first = plan.resume_file ? plan.resume.trace_first_step : 0;
-  if (!plan.receivers || simulation.receivers_first_step() != first) return std::nullopt;
-  return make_trace(plan.scene, to_host(space, simulation.receivers()), first);
+// The run's end: the error of a run that went non-finite, after its last finite state's
+// results with --keep-last-finite; else the timing and the results.
+template <class Run>
+void finish(Run& run, RunPlan const& plan, Stepping const& stepping) {
+  if (auto const& divergence = stepping.divergence) {
+    std::string message = "the field is not finite after step " + std::to_string(divergence->step) +
+                          ", first at cell (" + std::to_string(divergence->cell.x) + ", " +
+                          std::to_string(divergence->cell.y) + ")";
+    if (plan.keep_last_finite) {
+      if (run.root()) std::cout << "kept the last finite state, step " << run.steps_done() << "\n";
+      write_results(run, plan, 0, 0);
+      message += "; wrote the last finite state, step " + std::to_string(run.steps_done());
+    } else {
+      message += " (--keep-last-finite writes the last finite state)";
+    }
+    throw std::runtime_error(message);
+  }
+  if (run.root()) print_timing(plan, stepping.steps, stepping.seconds);
+  write_results(run, plan, stepping.first_frame, stepping.frames);
+  if (run.root() && plan.checkpoint_every && stepping.steps > 0) {
+    print_line("checkpoint",
+               plan.checkpoint_file.string() + ", step " + std::to_string(run.steps_done()));
+  }
 }
 
+// Sets the simulation to the plan's checkpoint, now that the backend's numerics can be
+// compared with the checkpoint's.
 template <class ExecutionSpace>
-void write_results(ExecutionSpace const& space, Simulation<ExecutionSpace> const& simulation,
-                   RunPlan const& plan, std::int64_t first_frame, std::int64_t frames) {
-  write_results(plan, to_host(space, simulation.previous()), to_host(space, simulation.current()),
-                first_frame, frames, trace_of(space, simulation, plan));
+void resume(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
+            RunPlan const& plan) {
+  try {
+    check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene,
+                             numerics_text(simulation.backend(), simulation.stepper_configuration(),
+                                           ExecutionSpace::name()));
+  } catch (CheckpointError const& e) {
+    throw InputError(e.what());
+  }
+  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  CheckpointData const& resume = plan.resume;
+  Scene const& scene = plan.scene;
+  simulation.set_state(space, HostField(resume.previous.data(), scene.ny, scene.nx),
+                       HostField(resume.current.data(), scene.ny, scene.nx), resume.step);
+  // With --no-receivers too, for the checkpoints this run writes.
+  simulation.restore_receivers(
+      space, HostField(resume.trace.data(), resume.trace_rows(), resume.receivers),
+      resume.trace_first_step);
+  wave2d::fence(space, "wave2d::cli::run: resumed");
+  print_line("resumed",
+             "from " + plan.resume_file->string() + ", step " + std::to_string(resume.step));
 }
 
 template <class ExecutionSpace>
 void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
-  Scene const& scene = plan.scene;
-  check_memory(space, scene);
-  // Only now that every check has passed: an error stays a single line.
-  if (!plan.images) {
-    std::cerr << "wave2d: note: built without libpng, so no images (install libpng-dev and "
-                 "rebuild)\n";
-  }
-  if (plan.receivers && !plan.receivers_plot) {
-    std::cerr << "wave2d: note: built without libplot, so no plot of the receivers (install "
-                 "libplot-dev and rebuild)\n";
-  }
-
+  check_memory(space, plan.scene);
+  print_build_notes(plan);
   print_run(plan, describe(space));
   std::cout << std::flush;
-
   auto simulation = start_simulation(space, plan);
   if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
   print_plan(simulation.plan());
   print_line("configuration", simulation.configuration());
-  if (plan.resume_file) {
-    try {
-      check_checkpoint_matches(
-          *plan.resume_file, plan.resume, plan.scene,
-          numerics_text(simulation.backend(), simulation.stepper_configuration(),
-                        ExecutionSpace::name()));
-    } catch (CheckpointError const& e) {
-      throw InputError(e.what());
-    }
-    using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    CheckpointData const& resume = plan.resume;
-    simulation.set_state(space, HostField(resume.previous.data(), scene.ny, scene.nx),
-                         HostField(resume.current.data(), scene.ny, scene.nx), resume.step);
-    // With --no-receivers too, for the checkpoints this run writes.
-    simulation.restore_receivers(
-        space, HostField(resume.trace.data(), resume.trace_rows(), resume.receivers),
-        resume.trace_first_step);
-    wave2d::fence(space, "wave2d::cli::run: resumed");
-    print_line("resumed",
-               "from " + plan.resume_file->string() + ", step " + std::to_string(plan.resume.step));
-  }
+  if (plan.resume_file) resume(space, simulation, plan);
   std::cout << std::flush;
-  Stepping const stepping = step(space, simulation, plan);
-  if (auto const& divergence = stepping.divergence) {
-    std::string message = "the field is not finite after step " + std::to_string(divergence->step) +
-                          ", first at cell (" + std::to_string(divergence->cell.x) + ", " +
-                          std::to_string(divergence->cell.y) + ")";
-    if (plan.keep_last_finite) {
-      std::cout << "kept the last finite state, step " << simulation.steps_done() << "\n";
-      write_results(space, simulation, plan, 0, 0);
-      message += "; wrote the last finite state, step " + std::to_string(simulation.steps_done());
-    } else {
-      message += " (--keep-last-finite writes the last finite state)";
-    }
-    throw std::runtime_error(message);
-  }
-  print_timing(plan, stepping.steps, stepping.seconds);
-  write_results(space, simulation, plan, stepping.first_frame, stepping.frames);
-  if (plan.checkpoint_every && stepping.steps > 0) {
-    print_line("checkpoint",
-               plan.checkpoint_file.string() + ", step " + std::to_string(simulation.steps_done()));
-  }
+  OneProcess<ExecutionSpace> run(space, simulation);
+  finish(run, plan, step(run, plan));
 }
 
-bool error_reporter = true;
+bool error_reporter = true;  // false on the ranks of a distributed run other than 0
+bool error_reported = false;
 
 // Under mpirun, by the variables Open MPI and MPICH's launchers set.
 int launched_ranks() {
@@ -444,41 +624,36 @@ int launched_rank() {
 }
 
 #if defined(WAVE2D_HAVE_MPI)
-std::array<int, 2> parse_ranks(std::string const& text) {
-  if (text == "auto") return {0, 0};
-  int p = 0;
-  int q = 0;
-  char x = 0;
-  char rest = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &p, &x, &q, &rest) != 3 || x != 'x' || p < 1 || q < 1) {
-    throw InputError("--ranks: expected PxQ (e.g. 2x2) or auto, got '" + text + "'");
-  }
-  return {p, q};
-}
+// MPI for the length of a distributed run.
+struct MpiScope {
+  MpiScope() { MPI_Init(nullptr, nullptr); }
+  ~MpiScope() { MPI_Finalize(); }
+  MpiScope(MpiScope const&) = delete;
+  MpiScope& operator=(MpiScope const&) = delete;
+};
 
-// The distributed run: every rank steps its window; rank 0 prints, gathers the fields
-// and writes the results. Each rank fails or succeeds with the others.
+// The distributed run: every rank steps its window; rank 0 prints, gathers the fields and
+// writes the results. The split is checked, on every rank alike, before Kokkos starts.
 template <class ExecutionSpace>
-void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
-                          std::vector<char*> kokkos_arguments) {
-  MPI_Init(nullptr, nullptr);
-  struct Finalize {
-    ~Finalize() { MPI_Finalize(); }
-  } finalize;
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  bool const root = rank == 0;
-  error_reporter = root;
-  KokkosScope const kokkos(std::move(kokkos_arguments));
-  ExecutionSpace const space;
-  Scene const& scene = plan.scene;
-  typename DistributedSimulation<ExecutionSpace>::Options options;
-  options.ranks = ranks;
+void run_distributed(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  using Distributed = DistributedSimulation<ExecutionSpace>;
+  typename Distributed::Options options;
+  options.ranks = *plan.ranks;
   options.validation = plan.validation;
   options.plan = plan.plan_options;
-  DistributedSimulation<ExecutionSpace> simulation(MPI_COMM_WORLD, space, scene, plan.backend,
-                                                   options);
-  if (root) {
+  try {
+    Distributed::decompose(plan.scene, plan.backend, options, size);
+  } catch (std::invalid_argument const& e) {
+    throw InputError("--ranks " + plan.ranks_text + ": " + e.what());
+  }
+  KokkosScope const kokkos(std::move(kokkos_arguments));
+  ExecutionSpace const space;
+  Distributed simulation(MPI_COMM_WORLD, space, plan.scene, plan.backend, options);
+  ManyProcesses<ExecutionSpace> run(space, simulation);
+  if (run.root()) {
+    print_build_notes(plan);
     print_run(plan, describe(space));
     print_line("ranks", std::to_string(simulation.ranks()[0]) + " x " +
                             std::to_string(simulation.ranks()[1]) + ", halo " +
@@ -488,54 +663,161 @@ void simulate_distributed(RunPlan const& plan, std::array<int, 2> ranks,
     print_line("configuration", simulation.local().configuration() + " (rank 0)");
     std::cout << std::flush;
   }
-  // Rank 0 checks the gathered fields and says the same on every rank.
-  auto const gather_finite = [&] {
-    auto fields = simulation.gather(space);
-    int finite = 1;
-    if (root) {
-      for (auto const* field : {&fields.first, &fields.second}) {
-        for (float v : *field) finite &= std::isfinite(v) ? 1 : 0;
-      }
-    }
-    MPI_Bcast(&finite, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!finite) {
-      throw std::runtime_error("the field is not finite after step " +
-                               std::to_string(simulation.steps_done()));
-    }
-    return fields;
-  };
-  std::optional<ProgressBar> progress;
-  if (root) progress.emplace(plan.steps);
-  double seconds = 0.0;
-  std::int64_t frames = 0;
-  while (simulation.steps_done() < plan.steps) {
-    std::int64_t const done = simulation.steps_done();
-    std::int64_t const n =
-        plan.frames_every
-            ? std::min(plan.steps, done + *plan.frames_every - done % *plan.frames_every) - done
-            : plan.steps - done;
-    MPI_Barrier(MPI_COMM_WORLD);
-    auto const start = std::chrono::steady_clock::now();
-    simulation.advance(space, n);
-    wave2d::fence(space, "wave2d::cli::run: end of a chunk of steps");
-    MPI_Barrier(MPI_COMM_WORLD);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (plan.frames_every) {
-      auto const fields = gather_finite();
-      if (root) write_image(plan.files.frame(frames), fields.second, scene);
-      ++frames;
-    }
-    if (root) progress->update(simulation.steps_done());
+  finish(run, plan, step(run, plan));
+}
+
+// The error is reported before MPI_Finalize, which no rank leaves before rank 0 enters
+// it: mpirun ends the job once a rank has exited with a failure, and rank 0 with it.
+template <class ExecutionSpace>
+void simulate_distributed(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
+  MpiScope const mpi;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  error_reporter = rank == 0;
+  try {
+    run_distributed<ExecutionSpace>(plan, std::move(kokkos_arguments));
+  } catch (std::exception const& e) {
+    report_error(e);
+    throw;
   }
-  auto const fields = gather_finite();
-  auto receivers = plan.receivers ? simulation.gather_receivers(space) : std::vector<float>();
-  if (!root) return;
-  print_timing(plan, plan.steps, seconds);
-  write_results(
-      plan, fields.first, fields.second, 0, frames,
-      plan.receivers ? std::optional(make_trace(scene, std::move(receivers), 0)) : std::nullopt);
 }
 #endif
+
+// The scene, its steps, the backend, the space and how auto chooses.
+RunPlan plan_scene(RunOptions const& options, Scene scene) {
+  RunPlan plan;
+  plan.scene = std::move(scene);
+  plan.validation.allow_unstable = options.allow_unstable;
+  plan.keep_last_finite = options.keep_last_finite;
+  plan.steps = options.steps.value_or(plan.scene.steps);
+  // Validated for the steps it runs: its sources' values over them.
+  plan.scene.steps = plan.steps;
+  validate(plan.scene, plan.validation);
+  plan.backend = options.backend;
+  plan.space = options.space;
+  on_space(plan.space, plan.backend, []<class ExecutionSpace>() {});  // an InputError now
+  auto const mode = parse_plan_mode(options.plan_mode);
+  if (!mode) {
+    throw InputError("--plan: unknown mode '" + options.plan_mode +
+                     "' (measure, cached or estimate)");
+  }
+  plan.plan_options.mode = *mode;
+  if (plan.steps == 0) plan.plan_options.mode = PlanMode::estimate;  // nothing to speed up
+  std::string const& name = plan.scene.name;
+  plan.scene_label =
+      name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
+  return plan;
+}
+
+// "PxQ", P and Q whole numbers written as digits only, or "auto" (0 x 0: MPI's choice).
+std::array<int, 2> parse_ranks(std::string const& text) {
+  if (text == "auto") return {0, 0};
+  auto const number = [&](std::string_view digits) {
+    int value = 0;
+    auto const [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    bool const whole = !digits.empty() && digits.find_first_not_of("0123456789") == digits.npos;
+    if (!whole || error != std::errc() || end != digits.data() + digits.size() || value < 1) {
+      throw InputError("--ranks: expected PxQ (e.g. 2x2, each from 1 to " +
+                       std::to_string(std::numeric_limits<int>::max()) + ") or auto, got '" + text +
+                       "'");
+    }
+    return value;
+  };
+  auto const x = text.find('x');
+  std::string_view const all(text);
+  return {number(all.substr(0, x)), number(x == all.npos ? "" : all.substr(x + 1))};
+}
+
+// --ranks, or "auto" for a job of several MPI ranks that did not give it.
+void plan_ranks(RunOptions const& options, RunPlan& plan) {
+  int const launched = launched_ranks();
+  if (!options.ranks && launched <= 1) return;
+#if defined(WAVE2D_HAVE_MPI)
+  plan.ranks_text = options.ranks.value_or("auto");
+  plan.ranks = parse_ranks(plan.ranks_text);
+#else
+  throw InputError(
+      (options.ranks ? "--ranks" : "started on " + std::to_string(launched) + " MPI ranks") +
+      std::string(": this build of wave2d has no MPI (install libopenmpi-dev and rebuild)"));
+#endif
+}
+
+// The images, frames, array and receivers' files the run writes, each checked writable.
+void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
+  std::string const& name = plan.scene.name;
+  plan.files.directory = options.output_directory;
+  plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  plan.images = can_write_png;
+  if (plan.images) {
+    plan.frames_every = options.frames_every;
+    files.images = plan.files;
+    check_can_write(plan.files.image());
+    if (plan.frames_every) {
+      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
+      if (files.frame_count > 0) {
+        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
+        check_can_write(plan.files.video());
+      }
+    }
+  }
+  if (options.npy_file) {
+    plan.npy_file = *options.npy_file;
+    files.npy = plan.npy_file;
+    check_can_write(*plan.npy_file);
+  }
+  if (!plan.scene.receivers.empty() && !options.no_receivers) {
+    plan.receivers = true;
+    plan.receivers_plot = can_plot_receivers();
+    for (char const* extension : {"npy", "csv", "png"}) {
+      if (extension == std::string_view("png") && !plan.receivers_plot) continue;
+      files.receivers.push_back(plan.files.receivers(extension));
+      check_can_write(files.receivers.back());
+    }
+  }
+}
+
+// --checkpoint-every and --resume.
+void plan_checkpoints(RunOptions const& options, RunPlan& plan, RunFiles& files) {
+  if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
+    throw InputError(
+        "--checkpoint-every, --resume: this build of wave2d has no checkpoints (install "
+        "libxxhash-dev and rebuild)");
+  }
+  if ((options.checkpoint_every || options.resume_file) && plan.ranks) {
+    throw InputError(
+        "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints yet");
+  }
+  if (options.checkpoint_every) {
+    plan.checkpoint_every = options.checkpoint_every;
+    plan.checkpoint_file = options.checkpoint_file;
+    files.checkpoint = plan.checkpoint_file;
+    check_can_write(plan.checkpoint_file);
+  }
+  if (options.resume_file) {
+    plan.resume_file = *options.resume_file;
+    files.resume = plan.resume_file;
+  }
+}
+
+// The checkpoint resumed, checked against the scene (its numerics once the backend is
+// set up); `auto` takes the checkpoint's backend.
+void read_resume(RunPlan& plan) {
+  try {
+    plan.resume = read_checkpoint(*plan.resume_file);
+    check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
+  } catch (CheckpointError const& e) {
+    throw InputError(e.what());
+  }
+  // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's.
+  if (plan.backend == auto_backend) {
+    if (auto const name = numerics_backend(plan.resume.numerics)) plan.backend = *name;
+  }
+  if (plan.resume.step > plan.steps) {
+    throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +
+                     std::to_string(plan.resume.step) + ", past the run's " +
+                     std::to_string(plan.steps) + " steps (--steps counts from step 0)");
+  }
+}
 
 }  // namespace
 
@@ -578,125 +860,27 @@ std::string available_backends() {
 
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {
   error_reporter = launched_rank() == 0;
-  RunPlan plan;
   SceneFile loaded = load_scene(options.scene);
-  plan.scene = std::move(loaded.scene);
-  plan.validation.allow_unstable = options.allow_unstable;
-  plan.keep_last_finite = options.keep_last_finite;
-  plan.steps = options.steps.value_or(plan.scene.steps);
-  // Validated for the steps it runs: its sources' values over them.
-  plan.scene.steps = plan.steps;
-  validate(plan.scene, plan.validation);
-  plan.backend = options.backend;
-  plan.space = options.space;
-  on_space(plan.space, plan.backend, []<class ExecutionSpace>() {});  // an InputError now
-  auto const mode = parse_plan_mode(options.plan_mode);
-  if (!mode) {
-    throw InputError("--plan: unknown mode '" + options.plan_mode +
-                     "' (measure, cached or estimate)");
-  }
-  plan.plan_options.mode = *mode;
-  if (plan.steps == 0) plan.plan_options.mode = PlanMode::estimate;  // nothing to speed up
-  if (!options.ranks && launched_ranks() > 1) {
-    throw InputError("started on " + std::to_string(launched_ranks()) +
-                     " MPI ranks: give --ranks PxQ (or --ranks auto) for a distributed run");
-  }
-#if defined(WAVE2D_HAVE_MPI)
-  std::optional<std::array<int, 2>> const ranks =
-      options.ranks ? std::optional(parse_ranks(*options.ranks)) : std::nullopt;
-#else
-  if (options.ranks) {
-    throw InputError(
-        "--ranks: this build of wave2d has no MPI (install libopenmpi-dev and "
-        "rebuild)");
-  }
-#endif
-
-  std::string const& name = plan.scene.name;
-  plan.scene_label =
-      name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
-  plan.files.directory = options.output_directory;
-  plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
-  plan.images = can_write_png;
+  RunPlan plan = plan_scene(options, std::move(loaded.scene));
+  plan_ranks(options, plan);
   RunFiles files{.inputs = std::move(loaded.files)};
-  if (plan.images) {
-    plan.frames_every = options.frames_every;
-    files.images = plan.files;
-    check_can_write(plan.files.image());
-    if (plan.frames_every) {
-      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
-      if (files.frame_count > 0) {
-        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
-        check_can_write(plan.files.video());
-      }
-    }
-  }
-  if (options.npy_file) {
-    plan.npy_file = *options.npy_file;
-    files.npy = plan.npy_file;
-    check_can_write(*plan.npy_file);
-  }
-  if (!plan.scene.receivers.empty() && !options.no_receivers) {
-    plan.receivers = true;
-    plan.receivers_plot = can_plot_receivers();
-    for (char const* extension : {"npy", "csv", "png"}) {
-      if (extension == std::string_view("png") && !plan.receivers_plot) continue;
-      files.receivers.push_back(plan.files.receivers(extension));
-      check_can_write(files.receivers.back());
-    }
-  }
-  if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
-    throw InputError(
-        "--checkpoint-every, --resume: this build of wave2d has no checkpoints (install "
-        "libxxhash-dev and rebuild)");
-  }
-  if ((options.checkpoint_every || options.resume_file) && options.ranks) {
-    throw InputError(
-        "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints yet");
-  }
-  if (options.checkpoint_every) {
-    plan.checkpoint_every = options.checkpoint_every;
-    plan.checkpoint_file = options.checkpoint_file;
-    files.checkpoint = plan.checkpoint_file;
-    check_can_write(plan.checkpoint_file);
-  }
-  if (options.resume_file) {
-    plan.resume_file = *options.resume_file;
-    files.resume = plan.resume_file;
-  }
+  plan_outputs(options, plan, files);
+  plan_checkpoints(options, plan, files);
   check_distinct(files);
-  if (plan.resume_file) {
-    try {
-      plan.resume = read_checkpoint(*plan.resume_file);
-      // The scene now; the backend's numerics once it is set up.
-      check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
-    } catch (CheckpointError const& e) {
-      throw InputError(e.what());
-    }
-    // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's.
-    if (plan.backend == auto_backend) {
-      if (auto const name = numerics_backend(plan.resume.numerics)) plan.backend = *name;
-    }
-    if (plan.resume.step > plan.steps) {
-      throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +
-                       std::to_string(plan.resume.step) + ", past the run's " +
-                       std::to_string(plan.steps) + " steps (--steps counts from step 0)");
-    }
-  }
+  if (plan.resume_file) read_resume(plan);
   remove_temporary_files_on_signals();
-#if defined(WAVE2D_HAVE_MPI)
-  if (ranks) {
-    on_space(plan.space, plan.backend, [&]<class ExecutionSpace>() {
-      simulate_distributed<ExecutionSpace>(plan, *ranks, std::move(kokkos_arguments));
-    });
-    return;
-  }
-#endif
   on_space(plan.space, plan.backend, [&]<class ExecutionSpace>() {
+#if defined(WAVE2D_HAVE_MPI)
+    if (plan.ranks) return simulate_distributed<ExecutionSpace>(plan, std::move(kokkos_arguments));
+#endif
     simulate<ExecutionSpace>(plan, std::move(kokkos_arguments));
   });
 }
 
-bool reports_errors() { return error_reporter; }
+void report_error(std::exception const& e) {
+  if (!error_reporter || error_reported) return;
+  std::cerr << "wave2d: error: " << e.what() << "\n";
+  error_reported = true;
+}
 
 }  // namespace wave2d::cli

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -349,7 +350,8 @@ TEST_F(Cli, HelpAndVersion) {
 // Kokkos' OpenMP warns of an unset OMP_PROC_BIND (unset here): the program tells it that
 // threads are unbound, as they are, and an error or a run stays free of Kokkos' warnings.
 TEST_F(Cli, KokkosSaysNothingByDefault) {
-  Result const result = wave2d("run --scene double-slit-small --steps 2 --output o");
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 2 --output o --progress none");
   EXPECT_EQ(result.status, 0) << result.err;
   if (can_write_png) EXPECT_EQ(result.err, "");
   EXPECT_FALSE(contains(result.err, "Kokkos")) << result.err;
@@ -361,6 +363,35 @@ TEST_F(Cli, AKokkosToolLibraryThatLoadsIsTaken) {
   Result const result =
       wave2d("run --scene double-slit-small --steps 2 --output o --kokkos-tools-libs=libm.so.6");
   EXPECT_EQ(result.status, 0) << result.err;
+}
+
+// Where stderr is not a terminal (a log, a batch job), a line every --progress-every
+// seconds; none with --progress none.
+TEST_F(Cli, ProgressIsALineEverySoOftenInLogs) {
+  Result const lines =
+      wave2d("run --scene double-slit-small --steps 400 --output o --progress-every 0.000001");
+  ASSERT_EQ(lines.status, 0) << lines.err;
+  std::istringstream err(lines.err);
+  std::regex const line(
+      R"(wave2d: step ([0-9]+) of 400 \([0-9]+%\), [0-9.e+-]+ GCells/s, ETA [0-9]+ s)");
+  int count = 0;
+  std::int64_t last = 0;
+  for (std::string text; std::getline(err, text);) {
+    std::smatch match;
+    if (text.find("without lib") != std::string::npos) continue;  // a build's notes
+    ASSERT_TRUE(std::regex_match(text, match, line)) << text;
+    std::int64_t const step = std::stoll(match[1].str());
+    EXPECT_GT(step, last) << text;
+    last = step;
+    ++count;
+  }
+  EXPECT_GE(count, 2) << lines.err;
+
+  Result const none = wave2d(
+      "run --scene double-slit-small --steps 400 --output o --progress none "
+      "--progress-every 0.000001");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(contains(none.err, "wave2d: step")) << none.err;
 }
 
 TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
@@ -1174,6 +1205,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"kokkos_tools_libs_variable", "run --scene double-slit-small +",
                  "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so: cannot load the tool library", false, 2,
                  "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so"},
+        BadInput{"unknown_progress_style", "run --scene double-slit-small --progress sometimes +",
+                 "--progress: sometimes not in {auto,bar,lines,none}"},
+        BadInput{"progress_every_zero", "run --scene double-slit-small --progress-every 0 +",
+                 "--progress-every: must be a positive number of seconds, got '0'"},
+        BadInput{"progress_every_not_a_number",
+                 "run --scene double-slit-small --progress-every nan +",
+                 "--progress-every: must be a positive number of seconds, got 'nan'"},
         ranks_input("ranks_wrapping_around", "4294967298x1"),
         ranks_input("ranks_with_a_space", "' 2x1'"), ranks_input("ranks_with_signs", "+2x+1"),
         ranks_input("ranks_without_q", "2x"), ranks_input("ranks_of_three_numbers", "2x1x1"),

@@ -39,6 +39,8 @@ struct RunOptions {
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files
   std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
+  std::string progress = "auto";     // --progress: auto, bar, lines or none
+  double progress_every = 10.0;      // seconds between progress lines
   // --checkpoint-every K FILE: the checkpoint every K steps, at the end and on SIGINT,
   // SIGTERM or SIGHUP.
   std::optional<std::int64_t> checkpoint_every;

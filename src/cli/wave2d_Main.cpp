@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -41,6 +42,21 @@ std::string check_count(std::string const& text, std::int64_t least) {
 
 CLI::Validator count_of_at_least(std::int64_t least) {
   return CLI::Validator([least](std::string& text) { return check_count(text, least); }, "");
+}
+
+// A positive, finite number of seconds.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0.0;
+        auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0) ||
+            !std::isfinite(value)) {
+          return "must be a positive number of seconds, got '" + text + "'";
+        }
+        return {};
+      },
+      "");
 }
 
 void add_run_options(CLI::App& run, RunOptions& options) {
@@ -104,6 +120,16 @@ void add_run_options(CLI::App& run, RunOptions& options) {
          "on SIGINT or SIGTERM, which then end the run")
       ->expected(2)
       ->type_name("K FILE");
+  run.add_option("--progress", options.progress,
+                 "On stderr: bar (redrawn in place), lines (one every --progress-every "
+                 "seconds), none; auto: a bar on a terminal, else lines")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
+      ->type_name("STYLE");
+  run.add_option("--progress-every", options.progress_every, "Seconds between progress lines")
+      ->capture_default_str()
+      ->check(positive_seconds())
+      ->type_name("SECONDS");
   run.add_option("--resume", options.resume_file,
                  "Continue the run from a checkpoint of the same scene, backend and wave2d; "
                  "--steps counts from step 0")

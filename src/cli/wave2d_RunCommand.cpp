@@ -6,7 +6,7 @@
 #include <cli/wave2d_KokkosArguments.hpp>
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
-#include <cli/wave2d_ProgressBar.hpp>
+#include <cli/wave2d_Progress.hpp>
 #include <cli/wave2d_ReceiverFiles.hpp>
 #include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
@@ -56,6 +56,8 @@ struct RunPlan {
   // --ranks gave them (ranks_text).
   std::optional<std::array<int, 2>> ranks;
   std::string ranks_text;
+  ProgressStyle progress = ProgressStyle::none;
+  double progress_every = 0.0;  // seconds between progress lines
   bool images = false;
   std::optional<std::int64_t> frames_every;
   OutputFiles files;
@@ -381,7 +383,7 @@ bool is_due(std::optional<std::int64_t> every, std::int64_t step, std::int64_t e
 // then the end by that signal.
 template <class Run>
 void end_on_signal(Run& run, RunPlan const& plan, DeferredSignals& signals, bool checkpointed,
-                   std::optional<ProgressBar>& progress) {
+                   std::optional<Progress>& progress) {
   if (!signals.pending()) return;
   if (!checkpointed) run.write_checkpoint(plan);
   progress.reset();  // its line erased before the message
@@ -394,7 +396,7 @@ void end_on_signal(Run& run, RunPlan const& plan, DeferredSignals& signals, bool
 // Runs the plan's steps, writing the frames and checkpoints on the way. The field is
 // checked on the device after each chunk, so that no non-finite field is ever written.
 // Chunks of steps double until one lasts about 0.1 s: few enough checks not to slow the
-// run, often enough for the progress bar. Steps are global indices, so the chunking does not
+// run, often enough for the progress. Steps are global indices, so the chunking does not
 // change the result.
 template <class Run>
 Stepping step(Run& run, RunPlan const& plan) {
@@ -407,8 +409,11 @@ Stepping step(Run& run, RunPlan const& plan) {
   std::optional<DeferredSignals> signals;
   if (plan.checkpoint_every) signals.emplace();
   std::int64_t checkpointed = -1;  // the step of the last checkpoint written
-  std::optional<ProgressBar> progress;
-  if (run.root()) progress.emplace(plan.steps);
+  std::optional<Progress> progress;
+  if (run.root()) {
+    progress.emplace(plan.progress, run.steps_done(), plan.steps, plan.scene.cells(),
+                     plan.progress_every);
+  }
   std::int64_t chunk = 1;
   while (run.steps_done() < plan.steps) {
     std::int64_t const done = run.steps_done();
@@ -706,6 +711,10 @@ RunPlan plan_scene(RunOptions const& options, Scene scene) {
   std::string const& name = plan.scene.name;
   plan.scene_label =
       name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
+  auto const progress = progress_style(options.progress);
+  if (!progress) throw InputError("--progress: unknown style '" + options.progress + "'");
+  plan.progress = *progress;
+  plan.progress_every = options.progress_every;
   return plan;
 }
 

@@ -331,9 +331,11 @@ TEST_F(Cli, HelpAndVersion) {
   Result const run_help = wave2d("run --help");
   EXPECT_EQ(run_help.status, 0);
   for (auto option : {"--scene", "--backend", "--space", "--plan", "--steps", "--output",
-                      "--frames-every", "--save-npy", "--allow-unstable", "auto"}) {
+                      "--frames-every", "--save-npy", "--allow-unstable", "auto",
+                      "--checkpoint-every STEPS FILE", "--progress STYLE", "--ranks PxQ"}) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
+  EXPECT_FALSE(contains(run_help.out, " x 2")) << run_help.out;
 
   // Kokkos' own help, as --help: whatever else is asked.
   for (auto arguments : {"--kokkos-help", "run --scene nowhere --kokkos-help"}) {
@@ -498,6 +500,21 @@ TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
                              "' --output o --no-receivers");
   ASSERT_EQ(none.status, 0) << none.err;
   EXPECT_EQ(work_contents(), with_images({}, {"o", "o/room.png"}));
+}
+
+TEST_F(Cli, CountsAgreeWithTheirNouns) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  write_text(inputs() / "one-receiver.toml",
+             "name = \"one\"\n" +
+                 scene_file("nx = 40\nny = 30", "steps = 3", "[[receivers]]\nx = 3\ny = 4\n"));
+  Result const result = wave2d(
+      "run --scene '" + (inputs() / "one-receiver.toml").string() + "' --output o --frames-every 5",
+      "PATH=/nonexistent");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, " (1 receiver, 4 rows)\n")) << result.out;
+  if (can_write_png) {
+    EXPECT_TRUE(contains(result.out, "wrote 1 frame o/one_00000.png\n")) << result.out;
+  }
 }
 
 TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
@@ -1075,8 +1092,8 @@ INSTANTIATE_TEST_SUITE_P(
                  reads_a_scene_file},
         BadInput{"wall_outside_the_grid", "run --scene @/wall-outside.toml +",
                  "walls[0].rect.y1: 45 lies outside the grid", reads_a_scene_file},
-        BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step",
-                 reads_a_scene_file},
+        BadInput{"unstable_time_step", "run --scene @/unstable.toml +",
+                 "; --allow-unstable runs it anyway", reads_a_scene_file},
         BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
                  "source 0 has amplitude 3e+38, above the", reads_a_scene_file},
         BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
@@ -1220,7 +1237,7 @@ INSTANTIATE_TEST_SUITE_P(
                  has_mpi ? "--ranks 2x1: ranks 2 x 1 do not make a job of 1 rank"
                          : "--ranks: this build of wave2d has no MPI"},
         BadInput{"checkpoint_every_zero", "run --scene double-slit-small --checkpoint-every 0 ck +",
-                 "--checkpoint-every: K must be a positive whole number, got '0'"},
+                 "--checkpoint-every: STEPS must be a positive whole number, got '0'"},
         BadInput{"checkpoint_without_a_file", "run --scene double-slit-small --checkpoint-every 5",
                  "--checkpoint-every"},
         BadInput{"checkpoint_is_the_npy",

@@ -26,6 +26,11 @@ inline constexpr int exit_input_error = 2;
 // An InputError, or the library's SceneError.
 bool is_input_error(std::exception const& e);
 
+// "1 receiver", "3 receivers": a count and its noun, in agreement.
+inline std::string counted(std::int64_t count, std::string const& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
   std::string backend = "auto";
@@ -41,7 +46,7 @@ struct RunOptions {
   std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
   std::string progress = "auto";     // --progress: auto, bar, lines or none
   double progress_every = 10.0;      // seconds between progress lines
-  // --checkpoint-every K FILE: the checkpoint every K steps, at the end and on SIGINT,
+  // --checkpoint-every STEPS FILE: the checkpoint every STEPS steps, at the end and on SIGINT,
   // SIGTERM or SIGHUP.
   std::optional<std::int64_t> checkpoint_every;
   std::string checkpoint_file;

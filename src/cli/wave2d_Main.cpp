@@ -111,15 +111,15 @@ void add_run_options(CLI::App& run, RunOptions& options) {
          "--checkpoint-every",
          [&options](std::vector<std::string> const& values) {
            if (auto const error = check_count(values[0], 1); !error.empty()) {
-             throw CLI::ValidationError("--checkpoint-every", "K " + error);
+             throw CLI::ValidationError("--checkpoint-every", "STEPS " + error);
            }
            options.checkpoint_every = std::stoll(values[0]);
            options.checkpoint_file = values[1];
          },
-         "Write the fields and the step to FILE (atomically) every K steps, at the end, and "
-         "on SIGINT or SIGTERM, which then end the run")
+         "Write the fields and the step to FILE (atomically) every STEPS steps, at the end, "
+         "and on SIGINT or SIGTERM, which then end the run")
       ->expected(2)
-      ->type_name("K FILE");
+      ->option_text("STEPS FILE");  // the values' names, without CLI11's " x 2"
   run.add_option("--progress", options.progress,
                  "On stderr: bar (redrawn in place), lines (one every --progress-every "
                  "seconds), none; auto: a bar on a terminal, else lines")

@@ -85,8 +85,7 @@ template <class ExecutionSpace>
 std::string describe(ExecutionSpace const& space) {
   std::string text = ExecutionSpace::name();
   if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
-    int const threads = space.concurrency();
-    text += " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+    text += " (" + counted(space.concurrency(), "thread") + ")";
   }
   return text;
 }
@@ -512,7 +511,8 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
       plot_receivers(plan.files.receivers("png"), *trace);
       std::cout << ", " << plan.files.receivers("png").filename().string();
     }
-    std::cout << " (" << trace->names.size() << " receivers, " << trace->rows() << " rows)\n";
+    std::cout << " (" << counted(std::int64_t(trace->names.size()), "receiver") << ", "
+              << counted(trace->rows(), "row") << ")\n";
   }
   if (plan.npy_file) {
     create_parent_directories(*plan.npy_file);
@@ -525,8 +525,10 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   }
   if (frames > 0) {
     std::int64_t const last = first_frame + frames - 1;
-    std::cout << "wrote " << frames << " frames " << plan.files.frame(first_frame).string()
-              << " .. " << plan.files.frame(last).filename().string() << "\n";
+    std::cout << "wrote " << counted(frames, "frame") << " "
+              << plan.files.frame(first_frame).string();
+    if (frames > 1) std::cout << " .. " << plan.files.frame(last).filename().string();
+    std::cout << "\n";
     make_video(plan.files, last + 1, std::cout, std::cerr);
   }
 }
@@ -688,6 +690,16 @@ void simulate_distributed(RunPlan const& plan, std::vector<char*> kokkos_argumen
 }
 #endif
 
+// validate(), its error naming the program's way to allow an unstable time step.
+void validate_for_run(Scene const& scene, ValidationOptions const& options) {
+  try {
+    validate(scene, options);
+  } catch (SceneError const& e) {
+    if (!std::string_view(e.what()).starts_with("unstable time step")) throw;
+    throw SceneError(std::string(e.what()) + "; --allow-unstable runs it anyway");
+  }
+}
+
 // The scene, its steps, the backend, the space and how auto chooses.
 RunPlan plan_scene(RunOptions const& options, Scene scene) {
   RunPlan plan;
@@ -697,7 +709,7 @@ RunPlan plan_scene(RunOptions const& options, Scene scene) {
   plan.steps = options.steps.value_or(plan.scene.steps);
   // Validated for the steps it runs: its sources' values over them.
   plan.scene.steps = plan.steps;
-  validate(plan.scene, plan.validation);
+  validate_for_run(plan.scene, plan.validation);
   plan.backend = options.backend;
   plan.space = options.space;
   on_space(plan.space, plan.backend, []<class ExecutionSpace>() {});  // an InputError now
@@ -824,7 +836,7 @@ void read_resume(RunPlan& plan) {
   if (plan.resume.step > plan.steps) {
     throw InputError("checkpoint '" + plan.resume_file->string() + "' is at step " +
                      std::to_string(plan.resume.step) + ", past the run's " +
-                     std::to_string(plan.steps) + " steps (--steps counts from step 0)");
+                     counted(plan.steps, "step") + " (--steps counts from step 0)");
   }
 }
 

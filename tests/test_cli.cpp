@@ -429,6 +429,25 @@ TEST_F(Cli, RunsSceneFiles) {
   EXPECT_EQ(work_contents(), with_images({}, {"o", "o/tiny_room.png"}));
 }
 
+// Outputs are named after the scene: a scene file named like a built-in scene says that
+// its outputs take the built-in's names; one named otherwise says nothing.
+TEST_F(Cli, SceneFileNamedLikeABuiltinSceneSaysSo) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  write_text(inputs() / "slit.toml", scene_file("nx = 40\nny = 30", "steps = 5"));
+  Result const named = wave2d("run --scene '" + (inputs() / "slit.toml").string() + "' --output o");
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_TRUE(contains(named.err,
+                       "wave2d: note: the scene file is named 'slit', as a built-in "
+                       "scene: its outputs (o/slit.png, ...) take that scene's names"))
+      << named.err;
+  Result const other = wave2d("run --scene '" + (inputs() / "tiny.toml").string() + "' --output o");
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_FALSE(contains(other.err, "note: the scene file is named")) << other.err;
+  Result const builtin = wave2d("run --scene double-slit-small --steps 2 --output o");
+  ASSERT_EQ(builtin.status, 0) << builtin.err;
+  EXPECT_FALSE(contains(builtin.err, "note: the scene file is named")) << builtin.err;
+}
+
 TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   Scene const scene = load_scene_file(inputs() / "receivers.toml");
@@ -957,10 +976,11 @@ void expect_ended_by(Interrupted const& run, int signal_number) {
 TEST_F(Cli, SignalsWriteALastCheckpoint) {
   if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
   for (int signal_number : {SIGTERM, SIGINT}) {
-    // Never a periodic checkpoint: the file comes from the signal alone.
+    // Never a periodic checkpoint: the file comes from the signal alone. 10^7 steps: a
+    // run longer than the test, within those whose t every step changes.
     expect_ended_by(interrupt(work(), root_.path(),
                               {"run", "--scene", "double-slit-small", "--backend", "reference",
-                               "--steps", "100000000", "--checkpoint-every", "99999999", "ck",
+                               "--steps", "10000000", "--checkpoint-every", "9999999", "ck",
                                "--output", "o", "--kokkos-num-threads=1"},
                               signal_number),
                     signal_number);

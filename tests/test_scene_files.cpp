@@ -285,8 +285,23 @@ mask = "slow.pgm"
 
 TEST(SceneFile, DoubleSlitExampleIsTheBuiltinScene) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
-  expect_same_scene(load_scene_file(examples_dir / "double-slit.toml"),
-                    builtin_scene("double-slit-small"));
+  Scene example = load_scene_file(examples_dir / "double-slit.toml");
+  // Its own name, so that the files named after it are not the built-in scene's.
+  EXPECT_EQ(example.name, "double slit from wall rectangles");
+  example.name = "double-slit-small";
+  expect_same_scene(example, builtin_scene("double-slit-small"));
+}
+
+// No example takes a built-in scene's name, which programs name their outputs after.
+TEST(SceneFile, ExamplesHaveNamesOfTheirOwn) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  for (auto const& entry : fs::directory_iterator(examples_dir)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::string const name = load_scene_file(entry.path()).name;
+    for (auto const& info : builtin_scenes()) {
+      EXPECT_NE(name, info.name) << entry.path();
+    }
+  }
 }
 
 TEST(SceneFile, BaseSceneGivesWhatTheFileDoesNot) {
@@ -513,6 +528,139 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
   }
 }
 
+// What editors write around the text: a UTF-8 byte order mark, CRLF line ends, no last
+// line end. Errors keep their line numbers.
+TEST(SceneFile, WhatEditorsAddIsAccepted) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  TemporaryDirectory const dir;
+  fs::path const file = dir.path() / "editor.toml";
+  std::string const bom = "\xEF\xBB\xBF";
+  std::string const lines = std::string(grid_and_time) + "[[sources]]\nx = 5\ny = 5\nfrequency = 2";
+  auto const crlf = [](std::string text) {
+    for (auto at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2)) {
+      text.replace(at, 1, "\r\n");
+    }
+    return text;
+  };
+  Scene expected;
+  write_text(file, lines + "\n");
+  expected = load_scene_file(file);
+  for (std::string const& text :
+       {bom + lines + "\n", crlf(lines + "\n"), bom + crlf(lines), lines}) {
+    SCOPED_TRACE(text);
+    write_text(file, text);
+    Scene scene;
+    EXPECT_NO_THROW(scene = load_scene_file(file));
+    expect_same_scene(scene, expected);
+  }
+  write_text(file, bom + crlf("[grid]\nnx = 40\nny = 0\n"));
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ":3: grid.ny: must be positive, got 0");
+  // A byte order mark only at the start: elsewhere it is a character like any other.
+  write_text(file, "[grid]\n" + bom + "nx = 40\n");
+  EXPECT_EQ(
+      error_of([&] { load_scene_file(file); }),
+      file.string() + ":2: a character that is not ASCII (U+FEFF) outside a string or a comment");
+  // UTF-16, as some editors save "Unicode" text, is not TOML.
+  write_text(file, std::string("\xFF\xFE[\0g\0", 6));
+  EXPECT_EQ(error_of([&] { load_scene_file(file); }),
+            file.string() + ": is UTF-16 text; a scene file is UTF-8 (save it as UTF-8)");
+  // A no-break space pasted from a web page looks like a space.
+  write_text(file,
+             "[grid]\nnx =\xC2\xA0"
+             "40\n");
+  EXPECT_EQ(
+      error_of([&] { load_scene_file(file); }),
+      file.string() + ":2: a character that is not ASCII (U+00A0) outside a string or a comment");
+}
+
+// What values give together (a time step from dx and c, t over the run, κ, a source's
+// value) is refused at a key that gave one of them, as a value on its own is.
+TEST(SceneFile, ValuesTogetherAreRefusedAtTheirKey) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  TemporaryDirectory const temporary;
+  std::string const grid = "[grid]\nnx = 40\nny = 30\n";  // dx = 1/39, dt = dx/4
+  std::string const source = "[[sources]]\nx = 5\ny = 5\n";
+  std::vector<std::pair<std::string, std::string_view>> const cases = {
+      {"[grid]\nnx = 40\nny = 30\ndx = 1e-45\n[time]\nsteps = 10\n",
+       "4: grid.dx: dx = 1.4013e-45 and c = 1 make the time step dt = dx/(4c) = 3.50325e-46, "
+       "0 in single precision (underflow); give time.dt, or another dx or c"},
+      {grid + "[medium]\nc = 1e-44\n[time]\nsteps = 10\n",
+       "5: medium.c: dx = 0.025641 and c = 9.80909e-45 make the time step dt = dx/(4c) = "
+       "6.53502e+41, beyond single precision; give time.dt, or another dx or c"},
+      {grid + "[time]\nsteps = 10\nt0 = 1e20\n",
+       "6: time.t0: a step of dt = 0.00641026 does not change t = t0 + n*dt in single "
+       "precision: t reaches 1e+20, where its values lie 8.79609e+12 apart"},
+      {grid + "[time]\nt_end = 1e10\n",
+       "5: time.t_end: a step of dt = 0.00641026 does not change t"},
+      {grid + "[time]\nsteps = 100000000\n",
+       "5: time.steps: a step of dt = 0.00641026 does not change t = t0 + n*dt in single "
+       "precision: t reaches 641026, where its values lie 0.0625 apart"},
+      {grid + "[time]\nsteps = 10\ndt = 1e-25\n",
+       "6: time.dt: c*dt/dx = 3.9e-24 makes kappa = (c*dt/dx)^2 = 1.521e-47, below single "
+       "precision's normal numbers: the wave would not move"},
+      {grid + "[time]\nsteps = 10\n[[medium.region]]\nc = 1e-20\n"
+              "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n",
+       "7: medium.region[0].c: c*dt/dx = 2.5e-21 (the slowest c) makes kappa"},
+      {grid + "[time]\nsteps = 10\ndt = 1e30\n",
+       "6: time.dt: kappa = (c*dt/dx)^2 = 1.521e+63 is beyond single precision"},
+      {grid + "[time]\nsteps = 10\n" + source + "frequency = 1\namplitude = 1e38\n",
+       "10: sources[0].amplitude: source 0 has amplitude 1e+38, above the 4.25353e+37 that "
+       "leaves the stencil's sums room in single precision"},
+      {grid + "[time]\nsteps = 10\n" + source + "frequency = 1e38\n",
+       "9: sources[0].frequency: source 0's value at step 0 (t = 0) is not finite in single "
+       "precision"},
+      {grid + "[time]\nsteps = 10\n" + source +
+           "frequency = 1\nwaveform = \"ricker\"\n"
+           "delay = 1e38\n",
+       "11: sources[0].delay: source 0's value at step 0 (t = 0) is not finite"},
+      // A base scene's dt with the file's t0.
+      {"base = \"double-slit-small\"\n[time]\nt0 = 1e20\n",
+       "3: time.t0: a step of dt = 0.00125 does not change t"},
+  };
+  fs::path const file = temporary.path() / "together.toml";
+  for (auto const& [toml, error] : cases) {
+    SCOPED_TRACE(toml);
+    write_text(file, toml);
+    expect_starts_with(error_of([&] { load_scene_file(file); }),
+                       file.string() + ":" + std::string(error));
+  }
+}
+
+// The loader leaves the stability bound to the caller, who may allow an unstable step;
+// validate(SceneFile) names the key that set it.
+TEST(SceneFile, AnUnstableStepIsNamedAtItsKey) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  TemporaryDirectory const temporary;
+  fs::path const file = temporary.path() / "unstable.toml";
+  auto const unstable_error = [&](std::string const& toml) {
+    write_text(file, toml);
+    SceneFile const loaded = read_scene_file(file);
+    EXPECT_NO_THROW(validate(loaded, {.allow_unstable = true}));
+    try {
+      validate(loaded);
+    } catch (UnstableTimeStep const& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no UnstableTimeStep";
+    return std::string();
+  };
+  EXPECT_EQ(
+      unstable_error("[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\ndt = 0.1\n"),
+      file.string() +
+          ":6: time.dt: unstable time step: c*dt/dx = 3.9 exceeds 1/sqrt(2) = 0.7071 (reduce dt)");
+  EXPECT_EQ(unstable_error("base = \"double-slit-small\"\n[medium]\nc = 5\n"),
+            file.string() +
+                ":3: medium.c: unstable time step: c*dt/dx = 1.25 exceeds 1/sqrt(2) = 0.7071 "
+                "(reduce dt)");
+  EXPECT_EQ(unstable_error("base = \"double-slit-small\"\n[[medium.region]]\nc = 0.5\n"
+                           "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n[[medium.region]]\nc = 3\n"
+                           "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n"),
+            file.string() +
+                ":6: medium.region[1].c: unstable time step: c*dt/dx = 0.75 exceeds "
+                "1/sqrt(2) = 0.7071 (reduce dt)");
+}
+
 TEST(SceneFile, MissingFileIsNamed) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   TemporaryDirectory const dir;
@@ -550,7 +698,7 @@ TEST(SceneFile, InputsAreBoundedBeforeTheParser) {
       // Found by tests/fuzz: undefined behaviour in toml++ 3.3, an assertion in debug builds.
       {"[grid]\nny = \xce\xbf"
        "0\n",
-       ":2: a character that is not ASCII outside a string or a comment"},
+       ":2: a character that is not ASCII (U+03BF) outside a string or a comment"},
       {"[# x\n",
        ":1: Error while parsing key: expected bare key starting character or string "
        "delimiter, saw '#'"},

@@ -131,6 +131,33 @@ TEST(Validation, RefusesWhatCannotBeSimulated) {
   expect_refused(s, "steps must not be negative");
 }
 
+// A front end tells an unstable step from other problems by its type, and adds its own
+// way of allowing it: the library's message names none.
+TEST(Validation, AnUnstableStepIsItsOwnError) {
+  Scene s = builtin_scene("double-slit-small");
+  s.dt = 0.9f * s.dx;
+  try {
+    validate(s);
+    FAIL() << "accepted an unstable time step";
+  } catch (UnstableTimeStep const& e) {
+    std::string const message = e.what();
+    EXPECT_NE(message.find("unstable time step: c*dt/dx = 0.9 exceeds 1/sqrt(2)"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("allow"), std::string::npos) << message;
+    EXPECT_NEAR(e.courant(), 0.9, 1e-6);
+  }
+  s = builtin_scene("double-slit-small");
+  s.nx = 0;
+  try {
+    validate(s);
+    FAIL() << "accepted an empty grid";
+  } catch (UnstableTimeStep const&) {
+    FAIL() << "an empty grid reported as an unstable time step";
+  } catch (SceneError const&) {
+  }
+}
+
 TEST(Kappa, IsScaleFree) {
   // c²·dt²/dx² in float under- or overflows at these scales; (c·dt/dx)² does not.
   EXPECT_EQ(kappa(1.0f, 1e-30f, 0.25e-30f), 0.0625f);
@@ -174,13 +201,66 @@ TEST(Validation, RefusesValuesSinglePrecisionCannotHold) {
   s.sources[0].waveform.frequency = 1e38f;  // 2·pi·f is infinite, times t = 0 is NaN
   expect_refused(s, "source 0's value at step 0 (t = 0) is not finite");
   s = good;
-  s.t0 = 3e38f;  // 2·pi·f·t overflows
-  expect_refused(s, "source 0's value at step 0 (t = 3e+38) is not finite");
+  s.t0 = 100.0f;  // 2·pi·f·t overflows
+  s.sources[0].waveform.frequency = 1e36f;
+  expect_refused(s, "source 0's value at step 0 (t = 100) is not finite");
   s = good;
   s.dt = 1e30f;
   s.dx = 1e-30f;
   expect_refused(s, "kappa = (c*dt/dx)^2 = 1e+120 is beyond single precision",
                  {.allow_unstable = true});
+}
+
+// t = t0 + n·dt in single precision: a step too small for t's spacing would freeze the
+// sources' time and the traces' time column without a sign.
+TEST(Validation, RefusesATimeThatAStepDoesNotChange) {
+  Scene const good = builtin_scene("double-slit-small");  // dt = 1/800
+  Scene s = good;
+  s.t0 = 1e20f;
+  expect_refused(s,
+                 "a step of dt = 0.00125 does not change t = t0 + n*dt in single precision: "
+                 "t reaches 1e+20, where its values lie 8.79609e+12 apart");
+  s.t0 = 2e4f;  // values 0.00195 apart
+  expect_refused(s, "t reaches 20001, where its values lie 0.00195312 apart");
+  s.t0 = 1e4f;  // values 0.000977 apart: every step still moves t by one or two of them
+  EXPECT_NO_THROW(validate(s));
+  s.t0 = -1e20f;
+  s.steps = 0;  // step 0 alone: its next step still counts
+  expect_refused(s, "a step of dt = 0.00125 does not change t");
+  s = good;
+  s.steps = std::int64_t(1) << 24;  // n·dt's spacing, 0.00195, is more than dt
+  expect_refused(s, "t reaches 20971.5, where its values lie 0.00195312 apart");
+  s.steps = std::int64_t(1) << 20;
+  EXPECT_NO_THROW(validate(s));
+  s.t0 = 3e38f;
+  s.steps = 800;
+  expect_refused(s, "a step of dt = 0.00125 does not change t");
+  s.dt = 1e36f;
+  s.dx = 1e37f;
+  expect_refused(s, "a step of dt = 1e+36 takes t = t0 + n*dt beyond single precision by step 800");
+}
+
+TEST(Validation, RefusesAKappaThatRoundsAwayTheWave) {
+  Scene s = builtin_scene("double-slit-small");
+  s.dt = 1e-25f;
+  expect_refused(s,
+                 "c*dt/dx = 2e-23 makes kappa = (c*dt/dx)^2 = 4e-46, below single "
+                 "precision's normal numbers: the wave would not move");
+  s.dt = 1e-18f;  // kappa 4e-32: slow, but it moves
+  s.steps = 10;
+  EXPECT_NO_THROW(validate(s));
+  s.speed.assign(std::size_t(s.cells()), 1.0f);
+  s.speed[5] = 1e-10f;
+  expect_refused(s, "c*dt/dx = 2e-26 (the slowest c) makes kappa");
+}
+
+TEST(Validation, NamesTheValueThatIsNotPositive) {
+  Scene s = builtin_scene("double-slit-small");
+  s.dt = 0.0f;
+  expect_refused(s, "dt must be positive and finite, got 0");
+  s = builtin_scene("double-slit-small");
+  s.dx = -1.0f;
+  expect_refused(s, "dx must be positive and finite, got -1");
 }
 
 TEST(Coefficients, CodesFollowTheRule) {

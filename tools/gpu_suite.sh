@@ -8,7 +8,8 @@
 # program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
 # `git archive`, in turns on double-slit: ratios from one run), distributed (the MPI
 # bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend), scenes
-# (the benchmark suite's scene family on CUDA). Logs go to OUT.
+# (the benchmark suite's scene family on CUDA), ncu (Nsight Compute figures of each fused
+# backend's stepping kernel on double-slit, per cell-step: tools/ncu_table.py). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -126,6 +127,26 @@ if has distributed; then
     done
   done
   grep -E "^ranks|^median|error" "$out/distributed.txt"
+fi
+if has ncu; then
+  stage ncu
+  # 48 steps (a multiple of every fused depth), every stepping launch profiled. The
+  # kernels are told apart by their demangled names.
+  cli="$build/src/cli/wave2d"
+  metrics=smsp__thread_inst_executed.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
+  metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
+  for pair in ${WAVE2D_NCU_KERNELS:-cuda-stream:stream_steps cuda-shmem:shmem_steps kokkos-tiled:TiledSteps kokkos-stream:StreamSteps}; do
+    backend=${pair%%:*} kernel=${pair#*:}
+    ncu --csv --page raw --print-units base --metrics "$metrics" --kernel-name-base demangled \
+      --kernel-name "regex:$kernel" "$cli" run --scene double-slit --steps 48 --backend "$backend" \
+      --no-receivers --output "$out/ncu-out" > "$out/ncu-$backend.csv" 2> "$out/ncu-$backend.log" ||
+      status=1
+  done
+  python3 "$src/tools/ncu_table.py" --cells $((3201 * 3201)) --steps 48 "$out"/ncu-*.csv |
+    tee "$out/ncu-table.md" || status=1
 fi
 if has sanitize; then
   stage sanitize

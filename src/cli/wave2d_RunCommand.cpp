@@ -69,6 +69,8 @@ struct RunPlan {
   fs::path checkpoint_file;
   std::optional<fs::path> resume_file;  // with resume, read and checked against the scene
   CheckpointData resume;
+  // Said when a scene file is named like a built-in scene, whose outputs' names it takes.
+  std::string name_note;
 };
 
 std::string join(std::vector<std::string> const& names) {
@@ -448,6 +450,7 @@ Stepping step(Run& run, RunPlan const& plan) {
 
 // What the run is, before it starts.
 void print_run(RunPlan const& plan, std::string const& space) {
+  if (!plan.name_note.empty()) std::cerr << "wave2d: note: " << plan.name_note << "\n";
   print_line("scene", plan.scene_label);
   print_line("grid", std::to_string(plan.scene.nx) + " x " + std::to_string(plan.scene.ny));
   print_line("steps", std::to_string(plan.steps));
@@ -694,9 +697,9 @@ void simulate_distributed(RunPlan const& plan, std::vector<char*> kokkos_argumen
 void validate_for_run(Scene const& scene, ValidationOptions const& options) {
   try {
     validate(scene, options);
-  } catch (SceneError const& e) {
-    if (!std::string_view(e.what()).starts_with("unstable time step")) throw;
-    throw SceneError(std::string(e.what()) + "; --allow-unstable runs it anyway");
+  } catch (UnstableTimeStep const& e) {
+    throw UnstableTimeStep(std::string(e.what()) + "; --allow-unstable runs it anyway",
+                           e.courant());
   }
 }
 
@@ -768,6 +771,12 @@ void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
   std::string const& name = plan.scene.name;
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  bool const builtin_name = std::ranges::any_of(
+      builtin_scenes(), [&](BuiltinSceneInfo const& info) { return info.name == name; });
+  if (!files.inputs.empty() && builtin_name) {
+    plan.name_note = "the scene file is named '" + name + "', as a built-in scene: its outputs (" +
+                     plan.files.image().string() + ", ...) take that scene's names";
+  }
   plan.images = can_write_png;
   if (plan.images) {
     plan.frames_every = options.frames_every;

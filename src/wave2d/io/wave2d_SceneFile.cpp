@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -35,14 +36,19 @@ namespace wave2d {
 namespace {
 
 // "<file>:<line>: <key path>: <problem>", without the parts that are unknown.
-[[noreturn]] void fail_at(std::filesystem::path const& file, std::uint32_t line,
-                          std::string_view key_path, std::string_view problem) {
+std::string located(std::filesystem::path const& file, std::uint32_t line,
+                    std::string_view key_path, std::string_view problem) {
   std::string message = file.string();
   if (line > 0) message += ":" + std::to_string(line);
   message += ": ";
   if (!key_path.empty()) message.append(key_path).append(": ");
   message.append(problem);
-  throw SceneError(message);
+  return message;
+}
+
+[[noreturn]] void fail_at(std::filesystem::path const& file, std::uint32_t line,
+                          std::string_view key_path, std::string_view problem) {
+  throw SceneError(located(file, line, key_path, problem));
 }
 
 std::string type_name(toml::node const& node) {
@@ -148,9 +154,14 @@ class Table {
     return Table(*file_, empty, nullptr, key_path(key));
   }
 
-  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
+  // The line of `key`, else of the table itself; 0 when unknown.
+  std::uint32_t line(std::string_view key) const {
     toml::node const* node = table_->get(key);
-    fail_at(*file_, line_of(node != nullptr ? node : where_), key_path(key), problem);
+    return line_of(node != nullptr ? node : where_);
+  }
+
+  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
+    fail_at(*file_, line(key), key_path(key), problem);
   }
 
   [[noreturn]] void fail_here(std::string_view problem) const {
@@ -197,7 +208,7 @@ std::int32_t grid_extent(Table const& grid, std::string_view key) {
 }
 
 // As written in a file: "0.7", not std::to_string's "0.700000".
-std::string number_text(float value) {
+std::string number_text(double value) {
   std::ostringstream text;
   text << value;
   return text.str();
@@ -210,6 +221,23 @@ float positive(Table const& table, std::string_view key, float value) {
 
 std::string cell_name(std::int32_t x, std::int32_t y) {
   return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
+}
+
+// " (U+00A0)" for the UTF-8 sequence that starts `text`, so that a no-break space or a
+// curly quote pasted from elsewhere can be told from what it looks like; empty when the
+// bytes are not UTF-8.
+std::string code_point_text(std::string_view text) {
+  auto const byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t const length = byte(0) >= 0xF0 ? 4 : byte(0) >= 0xE0 ? 3 : byte(0) >= 0xC0 ? 2 : 0;
+  if (length == 0 || text.size() < length) return {};
+  std::uint32_t code = byte(0) & (0x7Fu >> length);
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0u) != 0x80u) return {};
+    code = code << 6 | (byte(i) & 0x3Fu);
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%04X", unsigned(code));
+  return " (U+" + std::string(hex) + ")";
 }
 
 // Bounds the parser's work before it starts (see max_scene_file_nesting): a scan that
@@ -252,7 +280,9 @@ void check_toml_bounds(std::filesystem::path const& path, std::string_view text)
     } else if (c == ' ' || c == '\t') {
     } else if (static_cast<unsigned char>(c) >= 0x80) {
       // TOML has none there, and toml++ 3.3 reaches undefined behaviour on some (tests/fuzz).
-      fail_at(path, line, {}, "a character that is not ASCII outside a string or a comment");
+      fail_at(path, line, {},
+              "a character that is not ASCII" + code_point_text(text.substr(i)) +
+                  " outside a string or a comment");
     } else {
       if (c == '=' && key_length > max_scene_file_key_length) {
         fail_at(path, line, {},
@@ -272,6 +302,12 @@ void check_toml_bounds(std::filesystem::path const& path, std::string_view text)
   }
 }
 
+// A key of a table of the file, maybe one the file does not give.
+struct Key {
+  Table table;
+  std::string_view name;
+};
+
 class SceneFileReader {
  public:
   SceneFileReader(std::filesystem::path const& path, SceneFileOptions const& options)
@@ -280,7 +316,11 @@ class SceneFileReader {
   // The mask images read, in the order first read.
   std::vector<std::filesystem::path> const& masks_read() const { return masks_read_; }
 
+  // Where the file sets what c·dt/dx comes from (SceneFile::time_step_key).
+  SceneFileKey const& time_step_key() const { return time_step_key_; }
+
   Scene read(Table const& root) {
+    root_ = &root;
     root.allow_only(
         {"name", "base", "grid", "time", "medium", "damping", "walls", "sources", "receivers"});
     Scene scene;
@@ -300,10 +340,94 @@ class SceneFileReader {
     read_sources(root, scene);
     read_receivers(root, scene);
     read_time(root.section("time"), base.has_value(), scene);
+    check_together(scene);
     return scene;
   }
 
  private:
+  // validate()'s checks of what several values give together, each problem named at a
+  // key that gave one of them. The stability bound is the caller's to check (it may
+  // allow an unstable step): its key is kept for validate(SceneFile).
+  void check_together(Scene const& scene) {
+    at(time_axis_key(scene), [&] { validate_time_axis(scene); });
+    auto const [c_min, c_max] =
+        scene.speed.empty() ? std::pair{scene.c, scene.c}
+                            : std::pair{*std::min_element(scene.speed.begin(), scene.speed.end()),
+                                        *std::max_element(scene.speed.begin(), scene.speed.end())};
+    // Past the checks of each value, κ fails by being too large for the fastest wave or
+    // too small for the slowest.
+    double const courant = courant_number(scene);
+    at(kappa_key(std::isfinite(float(courant * courant)) ? c_min : c_max),
+       [&] { validate_kappa(scene, {.allow_unstable = true}); });
+    Key const kappa = kappa_key(c_max);
+    if (!kappa.name.empty()) {
+      time_step_key_ = {kappa.table.key_path(kappa.name), kappa.table.line(kappa.name)};
+    }
+    auto const entries = root_->get_or<std::vector<Table>>("sources", {});
+    for (std::size_t i = 0; i < scene.sources.size(); ++i) {
+      at(i < entries.size() ? waveform_key(entries[i], scene) : time_axis_key(scene),
+         [&] { validate_source_values(scene, i); });
+    }
+  }
+
+  template <class Check>
+  static void at(Key const& key, Check check) {
+    try {
+      check();
+    } catch (SceneError const& e) {
+      key.table.fail(key.name, e.what());
+    }
+  }
+
+  // The first of `keys` the file gives; else `base`, whose scene gave the values; else
+  // none (the file as a whole).
+  Key given(std::vector<Key> const& keys) const {
+    for (auto const& key : keys) {
+      if (key.table.has(key.name)) return key;
+    }
+    return {*root_, root_->has("base") ? "base" : ""};
+  }
+
+  // grid.dx, then medium.c and each region's c equal to `c`.
+  std::vector<Key> dx_and_speed_keys(float c) const {
+    std::vector<Key> keys = {{root_->section("grid"), "dx"}};
+    Table const medium = root_->section("medium");
+    if (medium.has("c") && medium.require<float>("c") == c) keys.push_back({medium, "c"});
+    for (auto const& region : medium.get_or<std::vector<Table>>("region", {})) {
+      if (region.require<float>("c") == c) keys.push_back({region, "c"});
+    }
+    return keys;
+  }
+
+  // κ of wave speed c: time.dt, grid.dx, then the keys that gave c.
+  Key kappa_key(float c) const {
+    std::vector<Key> keys = {{root_->section("time"), "dt"}};
+    for (auto const& key : dx_and_speed_keys(c)) keys.push_back(key);
+    return given(keys);
+  }
+
+  // t0 when it is what makes t large, else what makes the run long.
+  Key time_axis_key(Scene const& scene) const {
+    Table const time = root_->section("time");
+    double const span = double(std::max<std::int64_t>(scene.steps, 1)) * scene.dt;
+    if (std::fabs(scene.t0) >= span) {
+      return given({{time, "t0"}, {time, "t_end"}, {time, "steps"}, {time, "dt"}});
+    }
+    return given({{time, "t_end"}, {time, "steps"}, {time, "dt"}, {time, "t0"}});
+  }
+
+  // The amplitude when it is too large; else a ricker's delay when it lies farther from 0
+  // than the run's times; else the frequency.
+  static Key waveform_key(Table const& entry, Scene const& scene) {
+    if (std::fabs(entry.get_or<float>("amplitude", 1.0f)) > max_source_amplitude) {
+      return {entry, "amplitude"};
+    }
+    double const t_max = std::max(std::fabs(double(scene.t0)),
+                                  std::fabs(double(time_of_step(scene.t0, scene.dt, scene.steps))));
+    bool const delay = std::fabs(entry.get_or<float>("delay", 0.0f)) > t_max;
+    return {entry, delay ? "delay" : "frequency"};
+  }
+
   void read_grid(Table const& root, bool has_base, Scene& scene) {
     Table const grid = root.section("grid");
     grid.allow_only({"nx", "ny", "dx"});
@@ -486,15 +610,29 @@ class SceneFileReader {
     return waveform;
   }
 
-  static void read_time(Table const& time, bool has_base, Scene& scene) {
+  // The reference scenes' dt = dx/4 for the fastest wave, named at the key that made it
+  // 0 or infinite in single precision.
+  float default_time_step(Scene const& scene) const {
+    float const c_max =
+        scene.speed.empty() ? scene.c : *std::max_element(scene.speed.begin(), scene.speed.end());
+    float const dt = 0.25f * scene.dx / c_max;
+    if (dt > 0.0f && std::isfinite(dt)) return dt;
+    Key const key = given(dx_and_speed_keys(c_max));
+    key.table.fail(
+        key.name,
+        "dx = " + number_text(scene.dx) + " and c = " + number_text(c_max) +
+            " make the time step dt = dx/(4c) = " + number_text(0.25 * double(scene.dx) / c_max) +
+            (dt == 0.0f ? ", 0 in single precision (underflow)" : ", beyond single precision") +
+            "; give time.dt, or another dx or c");
+  }
+
+  void read_time(Table const& time, bool has_base, Scene& scene) const {
     time.allow_only({"dt", "steps", "t_end", "t0"});
     scene.t0 = time.get_or<float>("t0", scene.t0);
     if (auto const dt = time.get<float>("dt")) {
       scene.dt = positive(time, "dt", *dt);
     } else if (!has_base) {
-      float const c_max =
-          scene.speed.empty() ? scene.c : *std::max_element(scene.speed.begin(), scene.speed.end());
-      scene.dt = 0.25f * scene.dx / c_max;
+      scene.dt = default_time_step(scene);
     }
     auto const steps = time.get<std::int64_t>("steps");
     auto const t_end = time.get<float>("t_end");
@@ -576,6 +714,8 @@ class SceneFileReader {
   std::filesystem::path const& path_;
   std::filesystem::path directory_;
   SceneFileOptions const& options_;
+  Table const* root_ = nullptr;
+  SceneFileKey time_step_key_;
   std::map<std::filesystem::path, MaskImage> masks_;
   std::vector<std::filesystem::path> masks_read_;
 };
@@ -593,6 +733,14 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
     throw SceneError(path.string() + ": longer than the " + std::to_string(max_scene_file_bytes) +
                      " bytes a scene file may have");
   }
+  // What editors write: a byte order mark before UTF-8 text (toml++ skips it too, but the
+  // bounds scan would see bytes that are not ASCII), CRLF line ends (TOML's own). UTF-16
+  // is not TOML.
+  constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+  if (text.starts_with(utf8_bom)) text.remove_prefix(utf8_bom.size());
+  if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
+    throw SceneError(path.string() + ": is UTF-16 text; a scene file is UTF-8 (save it as UTF-8)");
+  }
   check_toml_bounds(path, text);
   toml::table document;
   try {
@@ -601,13 +749,23 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
     fail_at(path, e.source().begin.line, {}, e.description());
   }
   SceneFileReader reader(path, options);
-  SceneFile file{reader.read(Table(path, document, nullptr, "")), {path}};
+  SceneFile file{reader.read(Table(path, document, nullptr, "")), {path}, reader.time_step_key()};
   file.files.insert(file.files.end(), reader.masks_read().begin(), reader.masks_read().end());
   return file;
 }
 
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
   return read_scene_file(path, options).scene;
+}
+
+void validate(SceneFile const& file, ValidationOptions options) {
+  try {
+    validate(file.scene, options);
+  } catch (UnstableTimeStep const& e) {
+    SceneFileKey const& key = file.time_step_key;
+    if (key.path.empty() || file.files.empty()) throw;
+    throw UnstableTimeStep(located(file.files.front(), key.line, key.path, e.what()), e.courant());
+  }
 }
 
 }  // namespace wave2d
@@ -627,6 +785,8 @@ SceneFile read_scene_text(std::string_view, std::filesystem::path const&, SceneF
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {
   return read_scene_file(path, options).scene;
 }
+
+void validate(SceneFile const& file, ValidationOptions options) { validate(file.scene, options); }
 
 }  // namespace wave2d
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,22 +28,38 @@ struct SceneFileOptions {
   std::function<void(std::int32_t nx, std::int32_t ny)> check_grid;
 };
 
+// A key of a scene file and its line ("time.dt", 8); an empty path for none.
+struct SceneFileKey {
+  std::string path;
+  std::uint32_t line = 0;
+};
+
 struct SceneFile {
   Scene scene;
   std::vector<std::filesystem::path> files;  // read to make it: the scene file, its masks
+  // The key that set what the Courant number c·dt/dx comes from: time.dt, else grid.dx,
+  // else a wave speed; none when the file sets none of them (a base scene's).
+  SceneFileKey time_step_key;
 };
 
 // Reads and checks a scene file; mask images are found relative to it. Throws
 // SceneError naming the file, the line and the key of the first problem
-// ("scene.toml:12: sources[1].x: ..."), also in a build without toml++. The scene file
-// and its masks must be regular files; per-cell buffers must fit in the host's
-// available memory. Does not check stability: call validate() on the result.
+// ("scene.toml:12: sources[1].x: ..."), also in a build without toml++; a problem of
+// values together (a time step that underflows, a t that a step does not change) is
+// named at a key that gave one of them. The scene file and its masks must be regular
+// files; per-cell buffers must fit in the host's available memory. Checks all that
+// validate() does but the stability bound, which the caller may allow: call
+// validate(SceneFile) on the result.
 SceneFile read_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});
 
 // The same for TOML text read from elsewhere: `path` names it in the errors and its
 // directory is where masks are found.
 SceneFile read_scene_text(std::string_view text, std::filesystem::path const& path,
                           SceneFileOptions const& options = {});
+
+// validate() on the file's scene, an UnstableTimeStep named at the file's
+// time_step_key ("scene.toml:8: time.dt: unstable time step: ...").
+void validate(SceneFile const& file, ValidationOptions options = {});
 
 // read_scene_file's scene.
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});

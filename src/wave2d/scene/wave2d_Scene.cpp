@@ -56,32 +56,6 @@ std::string number_text(double value) {
   return text.str();
 }
 
-// The stencil adds four neighbours and twice the cell: a field as large as a source's
-// amplitude must leave that much headroom below the largest float.
-constexpr float max_amplitude = std::numeric_limits<float>::max() / 8.0f;
-
-// A waveform's float expression grows with |t| and |t - delay| (sine: its argument;
-// ricker: a, a² and amplitude·(1 − 2a²)), so it is finite at every step of a range when
-// it is finite at the range's first and last steps.
-void check_source_values(Scene const& scene, std::size_t i) {
-  Waveform const& w = scene.sources[i].waveform;
-  if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
-    fail("source " + std::to_string(i) + " has a waveform parameter that is not finite");
-  }
-  if (std::fabs(w.amplitude) > max_amplitude) {
-    fail("source " + std::to_string(i) + " has amplitude " + number_text(w.amplitude) +
-         ", above the " + number_text(max_amplitude) +
-         " that leaves the stencil's sums room in single precision");
-  }
-  for (std::int64_t step : {std::int64_t(0), scene.steps}) {
-    float const t = time_of_step(scene.t0, scene.dt, step);
-    if (!std::isfinite(w.value(t))) {
-      fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
-           " (t = " + number_text(t) + ") is not finite in single precision");
-    }
-  }
-}
-
 // Names go into CSV headers and plot legends unquoted.
 bool is_plain_name(std::string const& name) {
   if (name.empty() || name.size() > max_receiver_name) return false;
@@ -112,18 +86,91 @@ void check_receivers(Scene const& scene) {
   }
 }
 
+// Distance from `value` to the next float up in magnitude: what rounding to float may
+// change a value near `value` by.
+double float_spacing(double value) {
+  float const magnitude = std::fabs(float(value));
+  return double(std::nextafter(magnitude, std::numeric_limits<float>::infinity())) - magnitude;
+}
+
 }  // namespace
+
+// A waveform's float expression grows with |t| and |t - delay| (sine: its argument;
+// ricker: a, a² and amplitude·(1 − 2a²)), so it is finite at every step of a range when
+// it is finite at the range's first and last steps.
+void validate_source_values(Scene const& scene, std::size_t i) {
+  Waveform const& w = scene.sources.at(i).waveform;
+  if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
+    fail("source " + std::to_string(i) + " has a waveform parameter that is not finite");
+  }
+  if (std::fabs(w.amplitude) > max_source_amplitude) {
+    fail("source " + std::to_string(i) + " has amplitude " + number_text(w.amplitude) +
+         ", above the " + number_text(max_source_amplitude) +
+         " that leaves the stencil's sums room in single precision");
+  }
+  for (std::int64_t step : {std::int64_t(0), scene.steps}) {
+    float const t = time_of_step(scene.t0, scene.dt, step);
+    if (!std::isfinite(w.value(t))) {
+      fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
+           " (t = " + number_text(t) + ") is not finite in single precision");
+    }
+  }
+}
+
+// t(n) = fl(t0 + fl(n·dt)) grows by the exact dt less two roundings: the product's, and
+// the sum's (none when t0 is 0). Both are largest at the run's ends, where |t| and |n·dt|
+// are; a dt above the two spacings there changes t at every step.
+void validate_time_axis(Scene const& scene) {
+  std::int64_t const last = std::max<std::int64_t>(scene.steps, 1);
+  float const t_last = time_of_step(scene.t0, scene.dt, last);
+  std::string const step = "a step of dt = " + number_text(scene.dt);
+  if (!std::isfinite(t_last)) {
+    fail(step + " takes t = t0 + n*dt beyond single precision by step " + std::to_string(last));
+  }
+  double const product = double(float(last) * scene.dt);
+  double const t_max = std::max(std::fabs(double(scene.t0)), std::fabs(double(t_last)));
+  double const lost = float_spacing(product) + (scene.t0 != 0.0f ? float_spacing(t_max) : 0.0);
+  if (!(double(scene.dt) > lost)) {
+    fail(step + " does not change t = t0 + n*dt in single precision: t reaches " +
+         number_text(scene.t0 != 0.0f ? t_max : product) + ", where its values lie " +
+         number_text(scene.t0 != 0.0f ? float_spacing(t_max) : float_spacing(product)) + " apart");
+  }
+}
+
+void validate_kappa(Scene const& scene, ValidationOptions options) {
+  double const courant = courant_number(scene);
+  if (courant > max_stable_courant && !options.allow_unstable) {
+    throw UnstableTimeStep("unstable time step: c*dt/dx = " + number_text(courant) +
+                               " exceeds 1/sqrt(2) = 0.7071 (reduce dt)",
+                           courant);
+  }
+  // Only an allowed unstable step can get here with κ beyond float.
+  if (!std::isfinite(float(courant * courant))) {
+    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) + " is beyond single precision");
+  }
+  double const c_min =
+      scene.speed.empty() ? scene.c : *std::min_element(scene.speed.begin(), scene.speed.end());
+  double const slowest = c_min * double(scene.dt) / double(scene.dx);
+  if (float(slowest * slowest) < std::numeric_limits<float>::min()) {
+    fail("c*dt/dx = " + number_text(slowest) + (scene.speed.empty() ? "" : " (the slowest c)") +
+         " makes kappa = (c*dt/dx)^2 = " + number_text(slowest * slowest) +
+         ", below single precision's normal numbers: the wave would not move");
+  }
+}
 
 void validate(Scene const& scene, ValidationOptions options) {
   if (scene.nx <= 0 || scene.ny <= 0) {
     fail("grid size must be positive, got " + std::to_string(scene.nx) + " x " +
          std::to_string(scene.ny));
   }
-  if (!(scene.dx > 0.0f) || !std::isfinite(scene.dx)) fail("dx must be positive and finite");
-  if (!(scene.dt > 0.0f) || !std::isfinite(scene.dt)) fail("dt must be positive and finite");
-  if (!(scene.c > 0.0f) || !std::isfinite(scene.c)) fail("c must be positive and finite");
-  if (!std::isfinite(scene.t0)) fail("t0 must be finite");
+  for (auto [name, value] : {std::pair{"dx", scene.dx}, {"dt", scene.dt}, {"c", scene.c}}) {
+    if (!(value > 0.0f) || !std::isfinite(value)) {
+      fail(std::string(name) + " must be positive and finite, got " + number_text(value));
+    }
+  }
+  if (!std::isfinite(scene.t0)) fail("t0 must be finite, got " + number_text(scene.t0));
   if (scene.steps < 0) fail("the number of steps must not be negative");
+  validate_time_axis(scene);
   if (!(scene.damping.width >= 0.0f && scene.damping.width <= 0.5f)) {
     fail("damping width must lie in [0, 0.5] (a fraction of each side)");
   }
@@ -157,20 +204,10 @@ void validate(Scene const& scene, ValidationOptions options) {
     if (!taken.insert({s.x, s.y}).second) {
       fail("two sources share the cell " + position(s.x, s.y));
     }
-    check_source_values(scene, i);
+    validate_source_values(scene, i);
   }
   check_receivers(scene);
-  double const courant = courant_number(scene);
-  if (courant > max_stable_courant && !options.allow_unstable) {
-    std::ostringstream message;
-    message << "unstable time step: c*dt/dx = " << courant
-            << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or allow it explicitly)";
-    fail(message.str());
-  }
-  // Only an allowed unstable step can get here with κ beyond float.
-  if (!std::isfinite(float(courant * courant))) {
-    fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) + " is beyond single precision");
-  }
+  validate_kappa(scene, options);
 }
 
 }  // namespace wave2d

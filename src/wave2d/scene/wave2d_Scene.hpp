@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,19 @@ namespace wave2d {
 class SceneError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A time step above the stability bound: the one SceneError that a caller may choose to
+// allow (ValidationOptions::allow_unstable). Its message names no way of allowing it, so
+// that each front end adds its own.
+class UnstableTimeStep : public SceneError {
+ public:
+  UnstableTimeStep(std::string const& message, double courant)
+      : SceneError(message), courant_(courant) {}
+  double courant() const { return courant_; }  // the largest c·dt/dx of the grid
+
+ private:
+  double courant_;
 };
 
 struct Source {
@@ -85,14 +99,30 @@ struct ValidationOptions {
   bool allow_unstable = false;
 };
 
+// The stencil adds four neighbours and twice the cell: a field as large as a source's
+// amplitude must leave that much headroom below the largest float.
+inline constexpr float max_source_amplitude = std::numeric_limits<float>::max() / 8.0f;
+
 // Receiver i's name: its own, or "r<i>" when it has none.
 std::string receiver_name(Scene const& scene, std::size_t i);
 
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
 // size, sources outside the grid or sharing a cell, receivers outside the grid, more
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
-// step, a κ or a source value (over steps 0 .. scene.steps) that single precision cannot hold.
+// step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
+// that single precision cannot hold.
 void validate(Scene const& scene, ValidationOptions options = {});
+
+// Parts of validate() about what several values give together, for a reader that names
+// the input those values came from (a scene file's keys); each throws as validate() would.
+// That t = t0 + n·dt (time_of_step, in single precision) changes at every step of
+// 0 .. max(steps, 1), where dt, t0 and steps are valid on their own.
+void validate_time_axis(Scene const& scene);
+// The stability bound, and κ = (c·dt/dx)² of the fastest and slowest cells within single
+// precision's normal numbers (a κ that rounds to 0 would freeze the wave).
+void validate_kappa(Scene const& scene, ValidationOptions options = {});
+// Source i's value finite at steps 0 and scene.steps, its amplitude within max_source_amplitude.
+void validate_source_values(Scene const& scene, std::size_t i);
 
 // The window's cell codes and κ, taken from the global scene, with the border rule
 // applied to the local grid's outer ring.

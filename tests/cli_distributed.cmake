@@ -1,23 +1,34 @@
-# `mpirun -np N wave2d run --ranks ...` writes the same bytes as a run on one process.
+# `mpirun -np N wave2d run --ranks ...` writes the same bytes as a run on one process, and
+# fails as it does.
 #   cmake -DMPIEXEC=... -DRANKS=N -DGRID=PxQ -DCLI=... -DWORK=... [-DSCENE_FILES=ON]
 #         -P cli_distributed.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-# Runs `run` (with many_options, one_options) on RANKS ranks into many/ and on one process
-# into one/, then compares each of `files` with its one/ twin, which must exist unless
-# `optional` matches it (built without the library that makes it).
-function(compare_runs what optional)
+
+# Runs `run` (with ranks and many_options, one_options) on RANKS ranks into many/ and on
+# one process into one/. Sets many_status, one_status; many_errors, one_errors: the lines
+# that say "wave2d: error:"; many_times, one_times: how many there are.
+function(run_both)
+  file(REMOVE_RECURSE ${WORK}/many ${WORK}/one)
   execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
-                          ${CLI} ${run} --ranks ${GRID} --output many ${many_options}
-                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
-  if(status)
-    message(FATAL_ERROR "the distributed run ${what} failed: ${errors}")
-  endif()
+                          ${CLI} ${run} ${ranks} --output many ${many_options}
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE many_status ERROR_VARIABLE many)
   execute_process(COMMAND ${CLI} ${run} --output one ${one_options}
-                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status)
-  if(status)
-    message(FATAL_ERROR "the run ${what} on one process failed")
-  endif()
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE one_status ERROR_VARIABLE one)
+  foreach(side many one)
+    string(REGEX MATCHALL "wave2d: error: [^\n]*" errors "${${side}}")
+    string(REGEX MATCHALL "wave2d: error:" said "${${side}}")
+    list(LENGTH said times)
+    set(${side}_times ${times} PARENT_SCOPE)
+    set(${side}_status ${${side}_status} PARENT_SCOPE)
+    set(${side}_errors "${errors}" PARENT_SCOPE)
+    set(${side}_stderr "${${side}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+# Each of `files` equals its one/ twin, which must exist unless `optional` matches it
+# (built without the library that makes it).
+function(compare_files what optional)
   foreach(file ${files})
     string(REPLACE many one other ${file})
     if(NOT EXISTS ${WORK}/${other})
@@ -29,37 +40,74 @@ function(compare_runs what optional)
     execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${file} ${WORK}/${other}
                     RESULT_VARIABLE differ)
     if(differ)
-      message(FATAL_ERROR "${file} differs from the run on one process")
+      message(FATAL_ERROR "${file} differs from the run on one process ${what}")
     endif()
   endforeach()
 endfunction()
 
+# Both runs succeed and write the same `files`.
+function(compare_runs what optional)
+  run_both()
+  if(many_status)
+    message(FATAL_ERROR "the distributed run ${what} failed: ${many_stderr}")
+  endif()
+  if(one_status)
+    message(FATAL_ERROR "the run ${what} on one process failed: ${one_stderr}")
+  endif()
+  compare_files("${what}" "${optional}")
+endfunction()
+
+set(ranks --ranks ${GRID})
 set(run run --scene double-slit-small --steps 37 --backend kokkos-tiled)
 set(many_options --save-npy many.npy)
 set(one_options --save-npy one.npy)
 set(files many.npy many/double-slit-small.png)
 compare_runs("" "png$")  # no image without libpng
+# A job of several ranks without --ranks splits as --ranks auto does.
+set(ranks)
+compare_runs("without --ranks" "png$")
+set(ranks --ranks ${GRID})
+
+# A split that does not make the job is a usage error, said once.
+set(ranks --ranks ${RANKS}x2)
+run_both()
+if(NOT many_status EQUAL 2 OR NOT many_times EQUAL 1 OR
+   NOT many_errors MATCHES "--ranks ${RANKS}x2: ranks ${RANKS} x 2 do not make a job of ${RANKS} ranks")
+  message(FATAL_ERROR "--ranks ${RANKS}x2 on ${RANKS} ranks: status ${many_status}: ${many_stderr}")
+endif()
+set(ranks --ranks ${GRID})
+
+if(NOT SCENE_FILES)
+  return()
+endif()
 # The receivers' files too, with receivers on both sides of the ranks' boundaries.
-if(SCENE_FILES)
-  set(receivers "name = \"ds\"\nbase = \"double-slit-small\"\n")
-  foreach(cell "100 100" "99 99" "101 100" "100 101" "20 100" "0 0" "150 40" "60 190")
-    string(REPLACE " " ";" xy ${cell})
-    list(GET xy 0 x)
-    list(GET xy 1 y)
-    string(APPEND receivers "[[receivers]]\nx = ${x}\ny = ${y}\n")
-  endforeach()
-  file(WRITE ${WORK}/receivers.toml "${receivers}")
-  set(run run --scene receivers.toml --steps 37 --backend kokkos-tiled)
-  set(many_options)
-  set(one_options)
-  set(files many/ds.receivers.npy many/ds.receivers.csv many/ds.receivers.png)
-  compare_runs("with receivers" "png$")  # no plot without libplot
+set(receivers "name = \"ds\"\nbase = \"double-slit-small\"\n")
+foreach(cell "100 100" "99 99" "101 100" "100 101" "20 100" "0 0" "150 40" "60 190")
+  string(REPLACE " " ";" xy ${cell})
+  list(GET xy 0 x)
+  list(GET xy 1 y)
+  string(APPEND receivers "[[receivers]]\nx = ${x}\ny = ${y}\n")
+endforeach()
+file(WRITE ${WORK}/receivers.toml "${receivers}")
+set(run run --scene receivers.toml --steps 37 --backend kokkos-tiled)
+set(many_options)
+set(one_options)
+set(files many/ds.receivers.npy many/ds.receivers.csv many/ds.receivers.png)
+compare_runs("with receivers" "png$")  # no plot without libplot
+
+# An unstable run stops at the same step on every rank, names the same cell (in the last
+# rank's block) with the same status, and keeps the same last finite state.
+file(WRITE ${WORK}/diverging.toml
+     "[grid]\nnx = 64\nny = 48\n[time]\nsteps = 400\ndt = 0.05\n"
+     "[[sources]]\nx = 50\ny = 40\nfrequency = 20.0\n")
+set(run run --scene diverging.toml --allow-unstable --backend kokkos-tiled --keep-last-finite)
+set(many_options --save-npy many.npy)
+set(one_options --save-npy one.npy)
+run_both()
+if(NOT one_status EQUAL 1 OR NOT many_status EQUAL one_status OR NOT many_times EQUAL 1 OR
+   NOT many_errors STREQUAL one_errors)
+  message(FATAL_ERROR "going non-finite: status ${many_status}, on one process ${one_status}: "
+                      "'${many_errors}', on one process '${one_errors}'")
 endif()
-# A job of several ranks without --ranks is refused, once.
-execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe ${CLI} ${run}
-                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
-string(REGEX MATCHALL "wave2d: error:" said "${errors}")
-list(LENGTH said times)
-if(NOT status OR (RANKS GREATER 1 AND NOT times EQUAL 1))
-  message(FATAL_ERROR "without --ranks: status ${status}, said ${times} times: ${errors}")
-endif()
+set(files many.npy many/diverging.png)
+compare_files("going non-finite, the last finite state" "png$")

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -146,13 +147,14 @@ class Cli : public ::testing::Test {
   }
 
   // Runs `wave2d <arguments>` in work(), an empty directory; stdout and stderr are
-  // captured outside it. One thread, and no OpenMP binding warning from Kokkos.
+  // captured outside it. One thread, OpenMP's binding left to the program.
   Result wave2d(std::string const& arguments, std::string const& environment = "") const {
     auto const out = root_.path() / "stdout";
     auto const err = root_.path() / "stderr";
-    std::string const command =
-        "cd '" + work().string() + "' && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false " + environment +
-        " '" WAVE2D_CLI "' " + arguments + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    std::string const command = "cd '" + work().string() +
+                                "' && env -u OMP_PROC_BIND -u OMP_PLACES OMP_NUM_THREADS=1 " +
+                                environment + " '" WAVE2D_CLI "' " + arguments + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
     int const status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
   }
@@ -329,10 +331,69 @@ TEST_F(Cli, HelpAndVersion) {
   Result const run_help = wave2d("run --help");
   EXPECT_EQ(run_help.status, 0);
   for (auto option : {"--scene", "--backend", "--space", "--plan", "--steps", "--output",
-                      "--frames-every", "--save-npy", "--allow-unstable", "auto"}) {
+                      "--frames-every", "--save-npy", "--allow-unstable", "auto",
+                      "--checkpoint-every STEPS FILE", "--progress STYLE", "--ranks PxQ"}) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
+  EXPECT_FALSE(contains(run_help.out, " x 2")) << run_help.out;
+
+  // Kokkos' own help, as --help: whatever else is asked.
+  for (auto arguments : {"--kokkos-help", "run --scene nowhere --kokkos-help"}) {
+    Result const kokkos_help = wave2d(arguments);
+    EXPECT_EQ(kokkos_help.status, 0) << arguments << ": " << kokkos_help.err;
+    EXPECT_TRUE(contains(kokkos_help.out, "--kokkos-help") &&
+                contains(kokkos_help.out, "print this message"))
+        << arguments << ":\n"
+        << kokkos_help.out;
+  }
   EXPECT_TRUE(work_contents().empty());
+}
+
+// Kokkos' OpenMP warns of an unset OMP_PROC_BIND (unset here): the program tells it that
+// threads are unbound, as they are, and an error or a run stays free of Kokkos' warnings.
+TEST_F(Cli, KokkosSaysNothingByDefault) {
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 2 --output o --progress none");
+  EXPECT_EQ(result.status, 0) << result.err;
+  if (can_write_png) EXPECT_EQ(result.err, "");
+  EXPECT_FALSE(contains(result.err, "Kokkos")) << result.err;
+  EXPECT_FALSE(contains(result.err, "OMP_PROC_BIND")) << result.err;
+}
+
+// A Kokkos tool library that loads is taken (one with no tool's functions runs as none).
+TEST_F(Cli, AKokkosToolLibraryThatLoadsIsTaken) {
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 2 --output o --kokkos-tools-libs=libm.so.6");
+  EXPECT_EQ(result.status, 0) << result.err;
+}
+
+// Where stderr is not a terminal (a log, a batch job), a line every --progress-every
+// seconds; none with --progress none.
+TEST_F(Cli, ProgressIsALineEverySoOftenInLogs) {
+  Result const lines =
+      wave2d("run --scene double-slit-small --steps 400 --output o --progress-every 0.000001");
+  ASSERT_EQ(lines.status, 0) << lines.err;
+  std::istringstream err(lines.err);
+  std::regex const line(
+      R"(wave2d: step ([0-9]+) of 400 \([0-9]+%\), [0-9.e+-]+ GCells/s, ETA [0-9]+ s)");
+  int count = 0;
+  std::int64_t last = 0;
+  for (std::string text; std::getline(err, text);) {
+    std::smatch match;
+    if (text.find("without lib") != std::string::npos) continue;  // a build's notes
+    ASSERT_TRUE(std::regex_match(text, match, line)) << text;
+    std::int64_t const step = std::stoll(match[1].str());
+    EXPECT_GT(step, last) << text;
+    last = step;
+    ++count;
+  }
+  EXPECT_GE(count, 2) << lines.err;
+
+  Result const none = wave2d(
+      "run --scene double-slit-small --steps 400 --output o --progress none "
+      "--progress-every 0.000001");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(contains(none.err, "wave2d: step")) << none.err;
 }
 
 TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
@@ -458,6 +519,22 @@ TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
                              "' --output o --no-receivers");
   ASSERT_EQ(none.status, 0) << none.err;
   EXPECT_EQ(work_contents(), with_images({}, {"o", "o/room.png"}));
+}
+
+TEST_F(Cli, CountsAgreeWithTheirNouns) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  write_text(inputs() / "one-receiver.toml",
+             "name = \"one\"\n" +
+                 scene_file("nx = 40\nny = 30", "steps = 3", "[[receivers]]\nx = 3\ny = 4\n"));
+  // Step 0 alone: one row of the trace, one frame.
+  Result const result = wave2d("run --scene '" + (inputs() / "one-receiver.toml").string() +
+                                   "' --output o --frames-every 5 --steps 0",
+                               "PATH=/nonexistent");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, " (1 receiver, 1 row)\n")) << result.out;
+  if (can_write_png) {
+    EXPECT_TRUE(contains(result.out, "wrote 1 frame o/one.0.png\n")) << result.out;
+  }
 }
 
 TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
@@ -1007,6 +1084,22 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
 
 bool const reads_a_scene_file = true;
 
+#if defined(WAVE2D_HAVE_MPI)
+bool const has_mpi = true;
+#else
+bool const has_mpi = false;
+#endif
+
+// --ranks `ranks` (as the shell reads it), which is not PxQ of whole numbers.
+BadInput ranks_input(std::string const& name, std::string const& ranks) {
+  std::string const given = ranks.starts_with('\'') ? ranks.substr(1, ranks.size() - 2) : ranks;
+  std::string const message =
+      has_mpi ? "--ranks: expected PxQ (e.g. 2x2, each from 1 to 2147483647) or auto, got '" +
+                    given + "'"
+              : "--ranks: this build of wave2d has no MPI";
+  return {name, "run --scene double-slit-small --ranks " + ranks + " +", message};
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cli, CliBadInput,
     ::testing::Values(
@@ -1023,8 +1116,8 @@ INSTANTIATE_TEST_SUITE_P(
                  reads_a_scene_file},
         BadInput{"wall_outside_the_grid", "run --scene @/wall-outside.toml +",
                  "walls[0].rect.y1: 45 lies outside the grid", reads_a_scene_file},
-        BadInput{"unstable_time_step", "run --scene @/unstable.toml +", "unstable time step",
-                 reads_a_scene_file},
+        BadInput{"unstable_time_step", "run --scene @/unstable.toml +",
+                 "; --allow-unstable runs it anyway", reads_a_scene_file},
         BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
                  "source 0 has amplitude 3e+38, above the", reads_a_scene_file},
         BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
@@ -1144,8 +1237,31 @@ INSTANTIATE_TEST_SUITE_P(
                  "KOKKOS_NUM_THREADS=abc"},
         BadInput{"unknown_kokkos_argument", "run --scene double-slit-small --kokkos-warp=9 +",
                  "unknown Kokkos argument '--kokkos-warp=9'"},
+        BadInput{"kokkos_tool_library_missing",
+                 "run --scene double-slit-small --kokkos-tools-libs=@/missing.so +",
+                 "/missing.so: cannot load the tool library '"},
+        BadInput{"kokkos_tool_library_not_a_library",
+                 "run --scene double-slit-small --kokkos-tools-library=@/blocker +",
+                 "/blocker: cannot load the tool library '"},
+        BadInput{"kokkos_tools_libs_variable", "run --scene double-slit-small +",
+                 "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so: cannot load the tool library", false, 2,
+                 "KOKKOS_TOOLS_LIBS=/nonexistent/tool.so"},
+        BadInput{"unknown_progress_style", "run --scene double-slit-small --progress sometimes +",
+                 "--progress: sometimes not in {auto,bar,lines,none}"},
+        BadInput{"progress_every_zero", "run --scene double-slit-small --progress-every 0 +",
+                 "--progress-every: must be a positive number of seconds, got '0'"},
+        BadInput{"progress_every_not_a_number",
+                 "run --scene double-slit-small --progress-every nan +",
+                 "--progress-every: must be a positive number of seconds, got 'nan'"},
+        ranks_input("ranks_wrapping_around", "4294967298x1"),
+        ranks_input("ranks_with_a_space", "' 2x1'"), ranks_input("ranks_with_signs", "+2x+1"),
+        ranks_input("ranks_without_q", "2x"), ranks_input("ranks_of_three_numbers", "2x1x1"),
+        ranks_input("ranks_zero", "0x1"),
+        BadInput{"ranks_not_making_the_job", "run --scene double-slit-small --ranks 2x1 +",
+                 has_mpi ? "--ranks 2x1: ranks 2 x 1 do not make a job of 1 rank"
+                         : "--ranks: this build of wave2d has no MPI"},
         BadInput{"checkpoint_every_zero", "run --scene double-slit-small --checkpoint-every 0 ck +",
-                 "--checkpoint-every: K must be a positive whole number, got '0'"},
+                 "--checkpoint-every: STEPS must be a positive whole number, got '0'"},
         BadInput{"checkpoint_without_a_file", "run --scene double-slit-small --checkpoint-every 5",
                  "--checkpoint-every"},
         BadInput{"checkpoint_is_the_npy",

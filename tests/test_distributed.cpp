@@ -6,6 +6,9 @@
 
 #include <mpi.h>
 
+#include <limits>
+#include <tuple>
+
 namespace wave2d::test {
 namespace {
 
@@ -167,6 +170,104 @@ TEST(Distributed, AGridTooSmallForTheRanksAndHaloIsRefusedOnEveryRank) {
   EXPECT_THROW(DistributedSimulation<Space>(MPI_COMM_WORLD, space, busy_scene(400, 40, 1),
                                             "kokkos-mdrange", options),
                std::runtime_error);
+}
+
+// Ranks whose product wraps to the job's size in 32 bits are refused, not taken for it.
+TEST(Distributed, RanksWhoseProductWrapsAreRefused) {
+  Space space;
+  std::int64_t const wrapped = (std::int64_t(1) << 32) + world_size();
+  std::int64_t p = 2;
+  while (wrapped % p != 0 || wrapped / p > std::numeric_limits<int>::max()) ++p;
+  DistributedSimulation<Space>::Options options;
+  options.ranks = {int(p), int(wrapped / p)};
+  Scene const scene = busy_scene(400, 40, 1);
+  EXPECT_THROW(
+      DistributedSimulation<Space>::decompose(scene, "kokkos-mdrange", options, world_size()),
+      std::invalid_argument);
+  EXPECT_THROW(
+      DistributedSimulation<Space>(MPI_COMM_WORLD, space, scene, "kokkos-mdrange", options),
+      std::runtime_error);
+  options.ranks = {world_size() + 1, 0};  // MPI_Dims_create cannot complete it
+  EXPECT_THROW(
+      DistributedSimulation<Space>::decompose(scene, "kokkos-mdrange", options, world_size()),
+      std::invalid_argument);
+}
+
+// This rank's window of the pair (previous, current), halos included, on the host.
+HostPair local_state(DistributedSimulation<Space> const& distributed) {
+  return {to_host<Space>(distributed.local().previous()),
+          to_host<Space>(distributed.local().current())};
+}
+
+void set_local_state(Space const& space, DistributedSimulation<Space>& distributed,
+                     HostPair const& state, std::int64_t step) {
+  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Window const& w = distributed.window();
+  distributed.set_state(space, HostField(state.previous.data(), w.local_ny(), w.local_nx()),
+                        HostField(state.current.data(), w.local_ny(), w.local_nx()), step);
+}
+
+// Going back to a kept state (as a run that went non-finite does) gives the bits of a run
+// that never left it, whatever the halos held: they are exchanged again.
+TEST(Distributed, SetStateThenAdvanceEqualsOneProcess) {
+  Space space;
+  int dims[2] = {0, 0};
+  MPI_Dims_create(world_size(), 2, dims);
+  Scene const scene = scene_across_ranks({dims[0], dims[1]});
+  DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, "kokkos-tiled");
+  distributed.advance(space, 10);
+  HostPair kept = local_state(distributed);
+  distributed.advance(space, 7);
+  Window const& w = distributed.window();
+  for (std::int32_t y = 0; y < w.local_ny(); ++y) {
+    for (std::int32_t x = 0; x < w.local_nx(); ++x) {
+      bool const owned =
+          x >= w.owned_x() && x < w.owned_x() + w.nx && y >= w.owned_y() && y < w.owned_y() + w.ny;
+      if (owned) continue;
+      for (auto* field : {&kept.previous, &kept.current}) {
+        (*field)[std::size_t(y) * w.local_nx() + x] = std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
+  set_local_state(space, distributed, kept, 10);
+  EXPECT_FALSE(distributed.first_non_finite(space, true)) << "a stale halo is not checked";
+  distributed.advance(space, 27);
+  EXPECT_EQ(distributed.steps_done(), 37);
+  auto const [previous, current] = distributed.gather(space);
+  if (world_rank() != 0) return;
+  auto const expected = one_process("kokkos-tiled", scene, 37);
+  EXPECT_EQ(previous, expected.fields.previous);
+  EXPECT_EQ(current, expected.fields.current);
+}
+
+// Every rank hears of the first non-finite cell of the whole grid, in global cells.
+TEST(Distributed, FirstNonFiniteIsTheWholeGridsFirstOnEveryRank) {
+  Space space;
+  Scene const scene = busy_scene(97, 101, 3);
+  DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, "kokkos-mdrange");
+  EXPECT_FALSE(distributed.first_non_finite(space, true));
+  Window const& w = distributed.window();
+  HostPair state = local_state(distributed);
+  // u(t_n)'s first is on the last rank's block, u(t_{n-1})'s earlier one wherever the split
+  // puts it.
+  for (auto [x, y, field] :
+       {std::tuple{90, 95, &state.current}, {48, 99, &state.current}, {20, 94, &state.previous}}) {
+    std::int32_t const lx = x - w.origin_x();
+    std::int32_t const ly = y - w.origin_y();
+    if (lx >= 0 && lx < w.local_nx() && ly >= 0 && ly < w.local_ny()) {
+      (*field)[std::size_t(ly) * w.local_nx() + lx] = std::numeric_limits<float>::infinity();
+    }
+  }
+  set_local_state(space, distributed, state, 0);
+  auto const current = distributed.first_non_finite(space);
+  ASSERT_TRUE(current) << "rank " << world_rank();
+  EXPECT_EQ(current->x, 90);
+  EXPECT_EQ(current->y, 95);
+  auto const either = distributed.first_non_finite(space, true);
+  ASSERT_TRUE(either) << "rank " << world_rank();
+  EXPECT_EQ(either->x, 20);
+  EXPECT_EQ(either->y, 94);
 }
 
 TEST(Decomposition, BlocksCoverTheGridOnceAndDifferByAtMostOneCell) {

@@ -52,6 +52,31 @@ TEST_P(FiniteCheckTest, FindsTheFirstNonFiniteCellInRowMajorOrder) {
   });
 }
 
+// A subview, as a window's owned cells: its cells only, numbered within it.
+TEST_P(FiniteCheckTest, ChecksASubviewsCellsOnly) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    ExecutionSpace const space;
+    FiniteCheck<ExecutionSpace> const check(space);
+    std::int32_t const nx = 37, ny = 29;
+    std::vector<float> host(std::size_t(nx) * ny, 1.5f);
+    host[std::size_t(2) * nx + 30] = std::numeric_limits<float>::quiet_NaN();  // outside
+    host[std::size_t(9) * nx + 12] = std::numeric_limits<float>::infinity();   // inside
+    using Field = typename Simulation<ExecutionSpace>::field_type;
+    Field field("wave2d::test::field", ny, nx);
+    Kokkos::deep_copy(field,
+                      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), ny, nx));
+    auto const rows = std::pair<int, int>(4, 20);
+    auto const columns = std::pair<int, int>(5, 25);
+    auto const cell = check.first_non_finite(space, Kokkos::subview(field, rows, columns));
+    ASSERT_TRUE(cell);
+    EXPECT_EQ(cell->x, 12 - 5);
+    EXPECT_EQ(cell->y, 9 - 4);
+    EXPECT_FALSE(check.first_non_finite(
+        space, Kokkos::subview(field, std::pair<int, int>(10, 29), columns)));
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSpaces, FiniteCheckTest, testing::ValuesIn(spaces()),
                          [](testing::TestParamInfo<std::string> const& info) {
                            return info.param;

@@ -20,6 +20,17 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+inline constexpr int exit_runtime_failure = 1;
+inline constexpr int exit_input_error = 2;
+
+// An InputError, or the library's SceneError.
+bool is_input_error(std::exception const& e);
+
+// "1 receiver", "3 receivers": a count and its noun, in agreement.
+inline std::string counted(std::int64_t count, std::string const& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
   std::string backend = "auto";
@@ -35,16 +46,18 @@ struct RunOptions {
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files
   std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
-  // --checkpoint-every K FILE: the checkpoint every K steps, at the end and on SIGINT,
+  std::string progress = "auto";     // --progress: auto, bar, lines or none
+  double progress_every = 10.0;      // seconds between progress lines
+  // --checkpoint-every STEPS FILE: the checkpoint every STEPS steps, at the end and on SIGINT,
   // SIGTERM or SIGHUP.
   std::optional<std::int64_t> checkpoint_every;
   std::string checkpoint_file;
   std::optional<std::string> resume_file;  // continues from this checkpoint
 };
 
-// False on the MPI ranks of a distributed run other than 0: they say nothing, so that an
-// error shows once.
-bool reports_errors();
+// Prints "wave2d: error: <what>" once, on rank 0 of a distributed run alone: the other
+// ranks say nothing, so that an error shows once.
+void report_error(std::exception const& e);
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
 // needs.

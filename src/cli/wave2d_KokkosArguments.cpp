@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include <dlfcn.h>
+
 namespace wave2d::cli {
 
 namespace {
@@ -47,6 +49,20 @@ void check_device_id(std::string const& what, std::string_view text) {
   }
 }
 
+// Kokkos loads the first library of the ';'-separated list (which it hands to that tool),
+// and goes on without it, saying so among its other output, when it does not load.
+void check_tool_libraries(std::string const& what, std::string_view libraries) {
+  std::string const first(libraries.substr(0, libraries.find(';')));
+  if (first.empty()) return;
+  void* const library = ::dlopen(first.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    char const* const reason = ::dlerror();
+    throw InputError(what + ": cannot load the tool library '" + first + "' (" +
+                     (reason ? reason : "dlopen failed") + ")");
+  }
+  ::dlclose(library);
+}
+
 void check_argument(std::string_view argument) {
   auto const equals = argument.find('=');
   std::string_view const name = argument.substr(0, equals);
@@ -68,6 +84,7 @@ void check_argument(std::string_view argument) {
     }
   } else if (std::ranges::find(with_text, name) != with_text.end()) {
     if (value.empty()) throw InputError(what + ": expected " + std::string(name) + "=VALUE");
+    if (name != "--kokkos-tools-args") check_tool_libraries(what, value);
   } else if (name == "--kokkos-threads") {
     throw InputError(what + ": Kokkos no longer takes it; use --kokkos-num-threads=N");
   } else {
@@ -86,6 +103,11 @@ void check_kokkos_arguments(std::vector<char*> const& arguments) {
   if (char const* id = std::getenv("KOKKOS_DEVICE_ID"); id && *id) {
     check_device_id("KOKKOS_DEVICE_ID=" + std::string(id), id);
   }
+  for (char const* variable : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"}) {
+    if (char const* libraries = std::getenv(variable); libraries && *libraries) {
+      check_tool_libraries(std::string(variable) + "=" + libraries, libraries);
+    }
+  }
 #if defined(KOKKOS_ENABLE_OPENMP)
   // Kokkos takes the first number of the list (one per level of nesting); libgomp
   // itself warns about, and ignores, a list that is not numbers.
@@ -96,6 +118,30 @@ void check_kokkos_arguments(std::vector<char*> const& arguments) {
     }
   }
 #endif
+}
+
+bool asks_for_kokkos_help(std::vector<char*> const& arguments) {
+  return std::ranges::any_of(arguments, [](char const* argument) {
+    return std::string_view(argument) == "--kokkos-help";
+  });
+}
+
+void print_kokkos_help(char* program) {
+  static char help[] = "--kokkos-help";
+  KokkosScope const kokkos({program, help});  // Kokkos 4 prints it and exits; 3.4 prints it
+}
+
+KokkosScope::KokkosScope(std::vector<char*> arguments) : arguments_(std::move(arguments)) {
+  // Kokkos' OpenMP warns of an unset OMP_PROC_BIND. The OpenMP runtime read its variables
+  // when it was loaded, so setting them now would bind nothing; threads are unbound unless
+  // the user set OMP_PROC_BIND or OMP_PLACES, and saying "false" tells Kokkos just that,
+  // which silences this warning alone (--kokkos-disable-warnings would silence them all).
+  if (std::getenv("OMP_PROC_BIND") == nullptr && std::getenv("OMP_PLACES") == nullptr) {
+    ::setenv("OMP_PROC_BIND", "false", 0);
+  }
+  int argc = int(arguments_.size());
+  arguments_.push_back(nullptr);
+  guard_.emplace(argc, arguments_.data());
 }
 
 }  // namespace wave2d::cli

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -20,19 +21,11 @@ namespace {
 
 using namespace wave2d::cli;
 
-int const exit_runtime_failure = 1;
-int const exit_input_error = 2;
-
 std::string version() {
   return "wave2d " WAVE2D_VERSION " (Kokkos " + std::to_string(KOKKOS_VERSION_MAJOR) + "." +
          std::to_string(KOKKOS_VERSION_MINOR) + "." + std::to_string(KOKKOS_VERSION_PATCH) +
          ", default execution space " + Kokkos::DefaultExecutionSpace::name() +
          "; PNG output: " + (wave2d::can_write_png ? "yes" : "no") + ")";
-}
-
-bool is_input_error(std::exception const& e) {
-  return dynamic_cast<InputError const*>(&e) != nullptr ||
-         dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
 }
 
 // The error for `text` unless it is a whole number of at least `least` (0 or 1), written
@@ -49,6 +42,21 @@ std::string check_count(std::string const& text, std::int64_t least) {
 
 CLI::Validator count_of_at_least(std::int64_t least) {
   return CLI::Validator([least](std::string& text) { return check_count(text, least); }, "");
+}
+
+// A positive, finite number of seconds.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0.0;
+        auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0) ||
+            !std::isfinite(value)) {
+          return "must be a positive number of seconds, got '" + text + "'";
+        }
+        return {};
+      },
+      "");
 }
 
 void add_run_options(CLI::App& run, RunOptions& options) {
@@ -99,7 +107,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
   run.add_option("--ranks", options.ranks,
-                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice")
+                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
+                 "(the default for a job of several ranks)")
       ->type_name("PxQ");
   run.add_flag("--no-receivers", options.no_receivers,
                "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
@@ -111,15 +120,25 @@ void add_run_options(CLI::App& run, RunOptions& options) {
          "--checkpoint-every",
          [&options](std::vector<std::string> const& values) {
            if (auto const error = check_count(values[0], 1); !error.empty()) {
-             throw CLI::ValidationError("--checkpoint-every", "K " + error);
+             throw CLI::ValidationError("--checkpoint-every", "STEPS " + error);
            }
            options.checkpoint_every = std::stoll(values[0]);
            options.checkpoint_file = values[1];
          },
-         "Write the fields and the step to FILE (atomically) every K steps, at the end, and "
-         "on SIGINT or SIGTERM, which then end the run")
+         "Write the fields and the step to FILE (atomically) every STEPS steps, at the end, "
+         "and on SIGINT or SIGTERM, which then end the run")
       ->expected(2)
-      ->type_name("K FILE");
+      ->option_text("STEPS FILE");  // the values' names, without CLI11's " x 2"
+  run.add_option("--progress", options.progress,
+                 "On stderr: bar (redrawn in place), lines (one every --progress-every "
+                 "seconds), none; auto: a bar on a terminal, else lines")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
+      ->type_name("STYLE");
+  run.add_option("--progress-every", options.progress_every, "Seconds between progress lines")
+      ->capture_default_str()
+      ->check(positive_seconds())
+      ->type_name("SECONDS");
   run.add_option("--resume", options.resume_file,
                  "Continue the run from a checkpoint of the same scene, backend and wave2d; "
                  "--steps counts from step 0")
@@ -127,6 +146,15 @@ void add_run_options(CLI::App& run, RunOptions& options) {
 }
 
 }  // namespace
+
+namespace wave2d::cli {
+
+bool is_input_error(std::exception const& e) {
+  return dynamic_cast<InputError const*>(&e) != nullptr ||
+         dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
+}
+
+}  // namespace wave2d::cli
 
 int main(int argc, char* argv[]) {
   // Kokkos takes its own --kokkos-* arguments; CLI11 gets the others, and would refuse them.
@@ -136,13 +164,18 @@ int main(int argc, char* argv[]) {
     bool const for_kokkos = std::string_view(argv[i]).starts_with("--kokkos-");
     (for_kokkos ? kokkos_arguments : arguments).push_back(argv[i]);
   }
+  // As --help: whatever else is asked.
+  if (asks_for_kokkos_help(kokkos_arguments)) {
+    print_kokkos_help(argv[0]);
+    return 0;
+  }
 
   CLI::App app{"Explicit 2D wave-equation simulation on Kokkos execution spaces.", "wave2d"};
   app.set_version_flag("--version", version());
   app.require_subcommand(1);
   app.footer(
       "Arguments --kokkos-* (--kokkos-num-threads=N, --kokkos-device-id=N, ...) go to "
-      "Kokkos.");
+      "Kokkos: --kokkos-help lists them.");
   CLI::App* scenes = app.add_subcommand("scenes", "List the built-in scenes");
   CLI::App* backends =
       app.add_subcommand("backends", "List the backends `run` accepts, per execution space");
@@ -190,7 +223,7 @@ int main(int argc, char* argv[]) {
     }
     return 0;
   } catch (std::exception const& e) {
-    if (reports_errors()) std::cerr << "wave2d: error: " << e.what() << "\n";
+    report_error(e);
     return is_input_error(e) ? exit_input_error : exit_runtime_failure;
   }
 }

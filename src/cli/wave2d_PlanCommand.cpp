@@ -1,5 +1,6 @@
 // `wave2d plan` and `wave2d backends --scene S`: what `auto` chooses for a scene, and why.
 #include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_KokkosArguments.hpp>
 #include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_Spaces.hpp>
 #include <wave2d/plan/wave2d_Planner.hpp>
@@ -13,17 +14,6 @@
 namespace wave2d::cli {
 
 namespace {
-
-// Kokkos for the length of a command.
-struct KokkosScope {
-  explicit KokkosScope(std::vector<char*> arguments) : arguments_(std::move(arguments)) {
-    int argc = int(arguments_.size());
-    arguments_.push_back(nullptr);
-    guard_.emplace(argc, arguments_.data());
-  }
-  std::vector<char*> arguments_;
-  std::optional<Kokkos::ScopeGuard> guard_;
-};
 
 Scene checked_scene(std::string const& name) {
   Scene scene = load_scene(name).scene;

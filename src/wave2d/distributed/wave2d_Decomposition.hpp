@@ -45,11 +45,11 @@ inline void check_decomposition(std::int32_t nx, std::int32_t ny, std::array<int
                                 std::int32_t halo) {
   std::int32_t const least = std::max(1, halo);
   if (!fits_decomposition(nx, ny, ranks, halo)) {
-    throw std::invalid_argument("cannot split a " + std::to_string(nx) + " x " +
-                                std::to_string(ny) + " grid over " + std::to_string(ranks[0]) +
-                                " x " + std::to_string(ranks[1]) + " ranks with a halo of " +
-                                std::to_string(halo) + ": every rank must own at least " +
-                                std::to_string(least) + " cells each way");
+    throw std::invalid_argument(
+        "cannot split a " + std::to_string(nx) + " x " + std::to_string(ny) + " grid over " +
+        std::to_string(ranks[0]) + " x " + std::to_string(ranks[1]) + " ranks with a halo of " +
+        std::to_string(halo) + ": every rank must own at least " + std::to_string(least) +
+        (least == 1 ? " cell" : " cells") + " each way");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <wave2d/distributed/detail/wave2d_BorderStrips.hpp>
 #include <wave2d/distributed/detail/wave2d_HaloMessages.hpp>
 #include <wave2d/distributed/wave2d_Decomposition.hpp>
+#include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
 #include <mpi.h>
@@ -121,42 +122,67 @@ class DistributedSimulation {
     bool overlap = true;
   };
 
+  // How a job of `size` ranks splits the scene's grid for `backend`.
+  struct Decomposition {
+    std::array<int, 2> ranks{1, 1};  // along x and y
+    std::int32_t halo = 0;           // cells
+  };
+
+  // The ranks: options.ranks, MPI_Dims_create choosing the zeros; the halo: options.halo,
+  // else the backend's fused steps, for "auto" the deepest of its candidates' that the
+  // split allows. No communication (MPI must be initialized): a program may check a run
+  // before it starts. std::invalid_argument when the ranks do not make the job or the grid
+  // does not split so.
+  static Decomposition decompose(Scene const& scene, std::string_view backend,
+                                 Options const& options, int size) {
+    int dims[2] = {options.ranks[0], options.ranks[1]};
+    std::int64_t fixed = 1;  // the ranks given: 64 bits, so that no product wraps
+    for (int const d : dims) fixed *= std::max(d, 1);
+    bool const chosen = dims[0] == 0 || dims[1] == 0;
+    if (dims[0] < 0 || dims[1] < 0 || (chosen ? size % fixed != 0 : fixed != size)) {
+      throw std::invalid_argument("ranks " + std::to_string(dims[0]) + " x " +
+                                  std::to_string(dims[1]) + " do not make a job of " +
+                                  std::to_string(size) + (size == 1 ? " rank" : " ranks"));
+    }
+    detail::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
+    Decomposition decomposition{{dims[0], dims[1]}, options.halo};
+    std::int32_t& halo = decomposition.halo;
+    if (halo <= 0 && backend == auto_backend) {
+      // The deepest of the candidates' fused depths that the decomposition allows.
+      std::vector<std::int32_t> depths;
+      for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
+        depths.push_back(candidate.fused_steps);
+      }
+      std::ranges::sort(depths, std::ranges::greater{});
+      for (std::int32_t const depth : depths) {
+        halo = depth;
+        if (fits_decomposition(scene.nx, scene.ny, decomposition.ranks, depth)) break;
+      }
+    } else if (halo <= 0) {
+      halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+    }
+    check_decomposition(scene.nx, scene.ny, decomposition.ranks, halo);
+    return decomposition;
+  }
+
   // Collective over comm (which the application keeps owning). Throws on every rank if
   // anything fails on any rank. With "auto", rank 0 plans for its window and every rank
   // runs the backend it chose.
   DistributedSimulation(MPI_Comm comm, ExecutionSpace const& space, Scene const& scene,
-                        std::string_view backend = auto_backend, Options options = {}) {
+                        std::string_view backend = auto_backend, Options options = {})
+      : check_(space) {
     int size = 0;
     detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     // Checks and allocations in on_every_rank, collectives between them: a rank that
     // fails must not leave the others waiting in a collective it skipped.
-    int dims[2] = {options.ranks[0], options.ranks[1]};
     bool const planned = backend == auto_backend;
-    std::int32_t halo = options.halo;
+    Decomposition decomposition;
     detail::on_every_rank(comm, [&] {
       validate(scene, options.validation);
-      if ((dims[0] > 0 && dims[1] > 0 && dims[0] * dims[1] != size) || dims[0] < 0 || dims[1] < 0) {
-        throw std::invalid_argument("ranks " + std::to_string(dims[0]) + "x" +
-                                    std::to_string(dims[1]) + " do not make the " +
-                                    std::to_string(size) + " ranks of the job");
-      }
-      detail::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
-      if (halo <= 0 && planned) {
-        // The deepest of the candidates' fused depths that the decomposition allows.
-        std::vector<std::int32_t> depths;
-        for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
-          depths.push_back(candidate.fused_steps);
-        }
-        std::ranges::sort(depths, std::ranges::greater{});
-        for (std::int32_t const depth : depths) {
-          halo = depth;
-          if (fits_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, depth)) break;
-        }
-      } else if (halo <= 0) {
-        halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
-      }
-      check_decomposition(scene.nx, scene.ny, {dims[0], dims[1]}, halo);
+      decomposition = decompose(scene, backend, options, size);
     });
+    int dims[2] = {decomposition.ranks[0], decomposition.ranks[1]};
+    std::int32_t halo = decomposition.halo;
     std::string chosen(backend);
     if (planned) {
       int rank = 0;
@@ -238,6 +264,41 @@ class DistributedSimulation {
       }
       n_steps -= chunk;
     }
+  }
+
+  // Sets this rank's window to the fields `previous` and `current` (local_ny x local_nx,
+  // as local() holds them) at `step`, which every rank gives alike; the halos are
+  // exchanged again before the next step, and the receivers' trace restarts at `step`
+  // (Simulation::set_state).
+  template <class Previous, class Current>
+  void set_state(ExecutionSpace const& space, Previous const& previous, Current const& current,
+                 std::int64_t step) {
+    local_->set_state(space, previous, current, step);
+    valid_steps_ = 0;
+  }
+
+  // Collective: the first cell of the whole grid, in row-major order, where u(t_n) (with
+  // previous_too, or u(t_{n-1})) is NaN or infinite, the same on every rank; none when all
+  // are finite. Only owned cells are checked: a halo holds stale values between exchanges.
+  std::optional<FieldCell> first_non_finite(ExecutionSpace const& space,
+                                            bool previous_too = false) const {
+    std::int64_t const cells = std::int64_t(window_.global_nx) * window_.global_ny;
+    std::int64_t first = cells;
+    auto const rows = std::pair<int, int>(window_.owned_y(), window_.owned_y() + window_.ny);
+    auto const columns = std::pair<int, int>(window_.owned_x(), window_.owned_x() + window_.nx);
+    auto const check = [&](typename Local::field_type const& field) {
+      if (auto const cell = check_.first_non_finite(space, Kokkos::subview(field, rows, columns))) {
+        first = std::min(
+            first, std::int64_t(window_.y0 + cell->y) * window_.global_nx + window_.x0 + cell->x);
+      }
+    };
+    check(local_->current());
+    if (previous_too) check(local_->previous());
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, cart_),
+                      "MPI_Allreduce");
+    if (first == cells) return std::nullopt;
+    return FieldCell{std::int32_t(first % window_.global_nx),
+                     std::int32_t(first / window_.global_nx)};
   }
 
   // Collective: on the cartesian communicator's rank 0, the whole grid's u(t_{n-1}) and
@@ -516,6 +577,7 @@ class DistributedSimulation {
   std::array<HostBuffer, 8> host_receive_;
   std::array<detail::HaloType, 8> send_type_;
   std::array<detail::HaloType, 8> receive_type_;
+  FiniteCheck<ExecutionSpace, MemorySpace> check_;
 };
 
 }  // namespace wave2d

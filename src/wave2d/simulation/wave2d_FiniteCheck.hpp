@@ -30,16 +30,16 @@ class FiniteCheck {
       : found_(
             Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::FiniteCheck::found")) {}
 
-  // None when every value of the ny x nx `field` is finite. Two small kernels on
-  // `space`, then a fence of `space` alone.
+  // None when every value of the ny x nx `field` is finite: a View or a subview of one
+  // (a window's owned cells), cells numbered row-major over the field. Two small kernels
+  // on `space`, then a fence of `space` alone.
   template <class Field>
   std::optional<FieldCell> first_non_finite(ExecutionSpace const& space, Field const& field) const {
     static_assert(Field::rank == 2);
-    static_assert(std::is_same_v<typename Field::array_layout, Kokkos::LayoutRight>);
     static_assert(std::is_same_v<typename Field::memory_space, MemorySpace>);
+    auto const ny = std::int64_t(field.extent(0));
     auto const nx = std::int64_t(field.extent(1));
-    auto const cells = std::int64_t(field.span());
-    auto const* data = field.data();
+    std::int64_t const cells = nx * ny;
     auto const found = found_;
     Kokkos::parallel_for(
         "wave2d::FiniteCheck::reset", Kokkos::RangePolicy<ExecutionSpace>(space, 0, 1),
@@ -47,9 +47,12 @@ class FiniteCheck {
     // An atomic minimum rather than a reduction, which would allocate Kokkos' scratch.
     Kokkos::parallel_for(
         "wave2d::FiniteCheck::first_non_finite",
-        Kokkos::RangePolicy<ExecutionSpace>(space, 0, cells), KOKKOS_LAMBDA(std::int64_t i) {
+        Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+            space, {0, 0}, {ny, nx}),
+        KOKKOS_LAMBDA(std::int64_t y, std::int64_t x) {
           // v - v is 0 for every finite v, NaN for NaN and ±inf (no Kokkos::isfinite in 3.4).
-          if (!(data[i] - data[i] == 0.0f)) Kokkos::atomic_fetch_min(&found(), i);
+          float const v = field(y, x);
+          if (!(v - v == 0.0f)) Kokkos::atomic_fetch_min(&found(), y * nx + x);
         });
     std::int64_t first = cells;
     Kokkos::deep_copy(

@@ -57,6 +57,25 @@ foreach(grid ${grids})
   check("${ranks} ranks" many${ranks}.h5 --npy one.npy --frames 5 --same-frames one.h5)
 endforeach()
 
+# Checkpoints: written on 3 ranks at steps 10, 20 and 23, resumed on 4 (2 x 2) and on one
+# process up to step 37: the NPY of the run on one process that never stopped.
+if(grids)
+  set(run run --scene double-slit-small --backend kokkos-tiled)
+  run_wave2d("checkpoints on 3 ranks" ${MPIEXEC} -n 3 --oversubscribe --bind-to none ${CLI} ${run}
+             --ranks auto --steps 23 --checkpoint-every 10 ck3 --output ck)
+  run_wave2d("resumed on 4 ranks" ${MPIEXEC} -n 4 --oversubscribe --bind-to none ${CLI} ${run}
+             --ranks 2x2 --steps 37 --resume ck3 --save-npy resumed4.npy --output ck)
+  run_wave2d("resumed on one process" ${CLI} ${run} --steps 37 --resume ck3
+             --save-npy resumed1.npy --output ck)
+  foreach(resumed resumed4.npy resumed1.npy)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files one.npy ${resumed}
+                    WORKING_DIRECTORY ${WORK} RESULT_VARIABLE differ)
+    if(differ)
+      message(FATAL_ERROR "${resumed} differs from the uninterrupted run's one.npy")
+    endif()
+  endforeach()
+endif()
+
 # The receivers' trace, with receivers on both sides of the ranks' boundaries.
 if(SCENE_FILES)
   set(receivers "name = \"ds\"\nbase = \"double-slit-small\"\n")

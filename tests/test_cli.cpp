@@ -777,7 +777,7 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
 class CliCheckpoint : public Cli, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(CliCheckpoint, AResumedRunWritesTheBytesOfAnUninterruptedOne) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   std::string const run = "run --scene double-slit-small --backend " + GetParam() +
                           " --frames-every 100 --kokkos-num-threads=1 ";
   std::string const no_ffmpeg = "PATH=/nonexistent";
@@ -811,7 +811,7 @@ TEST_P(CliCheckpoint, AResumedRunWritesTheBytesOfAnUninterruptedOne) {
 // leg resumed with --no-receivers (which writes no receivers' files, but checkpoints
 // with the trace).
 TEST_P(CliCheckpoint, AResumedRunWritesTheReceiversOfAnUninterruptedOne) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   std::string const run = "run --scene '" + (inputs() / "receivers.toml").string() +
                           "' --backend " + GetParam() + " --kokkos-num-threads=1 ";
@@ -857,7 +857,7 @@ INSTANTIATE_TEST_SUITE_P(Cli, CliCheckpoint,
                          });
 
 TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   std::string const scene = "run --scene double-slit-small --steps 60 ";
   ASSERT_EQ(
       wave2d("run --scene double-slit-small --backend kokkos-mdrange --steps 40 "
@@ -871,8 +871,8 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
   };
   std::string flipped = good;
   flipped[good.size() / 2] ^= 0x10;  // a bit of the fields
-  std::string other_format = good;
-  other_format[8] = 1;  // the format version: 1 had no receivers' trace
+  // A checkpoint of format 2, a raw binary file, as wave2d wrote them before HDF5.
+  std::string const binary = std::string("WAVE2DCK\x02\x00\x00\x00", 12) + std::string(80, '\0');
   CheckpointData older = read_checkpoint(work() / "ck");
   older.numerics.replace(0, std::string("wave2d " WAVE2D_VERSION).size(), "wave2d 0.0.1");
   write_checkpoint(inputs() / "older", older);
@@ -887,12 +887,15 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
     std::string message;
   };
   std::vector<Refusal> refusals = {
-      {scene + "--resume " + with("truncated", good.substr(0, good.size() - 1)), "truncated: "},
-      {scene + "--resume " + with("header", good.substr(0, 20)), "truncated (in its header)"},
-      {scene + "--resume " + with("longer", good + "x"), "is corrupted: "},
-      {scene + "--resume " + with("flipped", flipped), "corrupted (its checksum does not match)"},
-      {scene + "--resume " + with("format", other_format),
-       "has format version 1, this wave2d " WAVE2D_VERSION " reads version 2"},
+      {scene + "--resume " + with("truncated", good.substr(0, good.size() - 1)),
+       "cannot be read: HDF5: truncated file"},
+      {scene + "--resume " + with("header", good.substr(0, 20)), "cannot be read: "},
+      {scene + "--resume " + with("flipped", flipped),
+       "is corrupted (/field/previous cannot be read back: reading: HDF5: data error detected "
+       "by Fletcher32 checksum)"},
+      {scene + "--resume " + with("binary", binary),
+       "is a checkpoint of format 2, from before checkpoints were HDF5 files: this wave2d " WAVE2D_VERSION
+       " reads format 3 only"},
       {scene + "--resume " + (inputs() / "older").string(),
        "was written by wave2d 0.0.1, backend kokkos-mdrange"},
       {scene + "--resume " + (inputs() / "tiny.toml").string(), "is not a wave2d checkpoint"},
@@ -978,7 +981,7 @@ void expect_ended_by(Interrupted const& run, int signal_number) {
 // SIGTERM or SIGINT during a run with checkpoints: a last checkpoint, of the step the run
 // had reached, then the end by the signal; resumed, it gives the reference's result.
 TEST_F(Cli, SignalsWriteALastCheckpoint) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   for (int signal_number : {SIGTERM, SIGINT}) {
     // Never a periodic checkpoint: the file comes from the signal alone. 10^7 steps: a
     // run longer than the test, within those whose t every step changes.
@@ -1004,7 +1007,7 @@ TEST_F(Cli, SignalsWriteALastCheckpoint) {
 // The checkpoint a signal makes carries the receivers' trace: resumed, the run writes the
 // receivers' files of a run never stopped.
 TEST_F(Cli, SignalCheckpointsCarryTheReceiversTrace) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   // Large enough to step for a while; two receivers keep the reserved trace small.
   std::string const scene = (inputs() / "hall.toml").string();
@@ -1061,7 +1064,7 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
   }
 #endif
   if (bad.name.find("checkpoint") != std::string::npos && !can_checkpoint) {
-    GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+    GTEST_SKIP() << checkpoints_unavailable_reason();
   }
   if (bad.name == "output_directory_is_a_file" && !can_write_png) {
     GTEST_SKIP() << "built without libpng: the output directory is not used";
@@ -1274,10 +1277,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "run --scene double-slit-small --checkpoint-every 5 /proc/ck +",
                  "cannot write '/proc/ck'"},
         BadInput {
-          "checkpoint_of_a_distributed_run",
-              "run --scene double-slit-small --ranks 2x1 --checkpoint-every 5 ck +",
+          "missing_checkpoint_of_a_distributed_run",
+              "run --scene double-slit-small --ranks 2x1 --resume missing +",
 #if defined(WAVE2D_HAVE_MPI)
-              "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints"
+              "checkpoint 'missing' does not exist"
 #else
               "--ranks: this build of wave2d has no MPI"
 #endif

@@ -86,5 +86,118 @@ TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
   EXPECT_TRUE(fs::is_empty(directory));
 }
 
+// The job's first `ranks` ranks, in a communicator of their own (MPI_COMM_NULL elsewhere).
+struct FirstRanks {
+  MPI_Comm comm = MPI_COMM_NULL;
+  explicit FirstRanks(int ranks) {
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < ranks ? 0 : MPI_UNDEFINED, world_rank(), &comm);
+  }
+  ~FirstRanks() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
+// busy_scene with receivers on and beside the blocks' edges of the splits below.
+Scene scene_with_receivers() {
+  Scene scene = busy_scene(97, 101, 5);
+  for (std::int32_t x : {0, 15, 16, 24, 32, 33, 48, 49, 64, 65, 80, 96}) {
+    for (std::int32_t y : {0, 16, 17, 25, 33, 34, 50, 51, 67, 100}) {
+      scene.receivers.push_back({x, y, ""});
+    }
+  }
+  return scene;
+}
+
+// A checkpoint written at step 17 by P ranks split P x 1, resumed by Q ranks split 1 x Q, the
+// run then taken to step 37: the bits of one process that ran 37 steps, the receivers' trace
+// included; for P, Q among the job's size, one less and 1.
+TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
+  if (!can_use_parallel_hdf5 || !can_checkpoint) {
+    GTEST_SKIP() << (can_use_hdf5 ? "this build's HDF5 is serial: no distributed checkpoints"
+                                  : checkpoints_unavailable_reason());
+  }
+  Space space;
+  Scene const scene = scene_with_receivers();
+  std::string const backend = "kokkos-tiled";
+  HostPair expected;
+  std::vector<float> expected_trace;
+  if (world_rank() == 0) {
+    Simulation<Space> one(space, scene, backend);
+    one.advance(space, 37);
+    expected = {wave2d::to_host(space, one.previous()), wave2d::to_host(space, one.current())};
+    expected_trace = wave2d::to_host(space, one.receivers());
+  }
+  int const n = world_size();
+  int const fewer = std::max(1, n - 1);
+  fs::path const directory = fresh_directory("checkpoints");
+  for (auto [p, q] : {std::pair{n, 1}, {1, n}, {n, fewer}, {fewer, n}, {n, n}}) {
+    fs::path const path = directory / ("from_" + std::to_string(p) + "_to_" + std::to_string(q));
+    if (FirstRanks writers(p); writers.comm != MPI_COMM_NULL) {
+      DistributedSimulation<Space>::Options options;
+      options.ranks = {p, 1};
+      options.halo = 4;
+      DistributedSimulation<Space> written(writers.comm, space, scene, backend, options);
+      written.advance(space, 17);
+      write_checkpoint(path, space, written);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (FirstRanks readers(q); readers.comm != MPI_COMM_NULL) {
+      DistributedSimulation<Space>::Options options;
+      options.ranks = {1, q};
+      options.halo = 4;
+      DistributedSimulation<Space> resumed(readers.comm, space, scene, backend, options);
+      CheckpointData const header = resume(path, space, resumed);
+      EXPECT_EQ(header.step, 17);
+      EXPECT_EQ(resumed.steps_done(), 17);
+      resumed.advance(space, 20);
+      auto const [previous, current] = resumed.gather(space);
+      auto const trace = resumed.gather_receivers(space);
+      if (world_rank() == 0) {
+        std::string const what = std::to_string(p) + " ranks to " + std::to_string(q);
+        EXPECT_EQ(previous, expected.previous) << what;
+        EXPECT_EQ(current, expected.current) << what;
+        EXPECT_EQ(trace, expected_trace) << what << ": the receivers' trace";
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  // And on one process, with the library's reader of the whole grid.
+  if (world_rank() == 0) {
+    fs::path const path = directory / ("from_" + std::to_string(n) + "_to_1");
+    CheckpointData const data = read_checkpoint(path);
+    Simulation<Space> one(space, scene, backend);
+    using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    one.set_state(space, Host(data.previous.data(), scene.ny, scene.nx),
+                  Host(data.current.data(), scene.ny, scene.nx), data.step);
+    one.restore_receivers(space, Host(data.trace.data(), data.trace_rows(), data.receivers),
+                          data.trace_first_step);
+    one.advance(space, 20);
+    EXPECT_EQ(wave2d::to_host(space, one.current()), expected.current);
+    EXPECT_EQ(wave2d::to_host(space, one.receivers()), expected_trace);
+  }
+}
+
+// A checkpoint of another scene: refused on every rank, before any field is read.
+TEST(DistributedCheckpoint, OfAnotherSceneIsRefusedOnEveryRank) {
+  if (!can_use_parallel_hdf5 || !can_checkpoint) {
+    GTEST_SKIP() << (can_use_hdf5 ? "this build's HDF5 is serial: no distributed checkpoints"
+                                  : checkpoints_unavailable_reason());
+  }
+  Space space;
+  fs::path const path = fresh_directory("another_scene") / "ck";
+  DistributedSimulation<Space> written(MPI_COMM_WORLD, space, busy_scene(60, 50, 1));
+  written.advance(space, 3);
+  write_checkpoint(path, space, written);
+  DistributedSimulation<Space> other(MPI_COMM_WORLD, space, busy_scene(60, 50, 2));
+  try {
+    resume(path, space, other);
+    ADD_FAILURE() << "rank " << world_rank() << " resumed it";
+  } catch (CheckpointError const& e) {
+    EXPECT_TRUE(contains(e.what(), "is of another scene")) << e.what();
+  }
+  EXPECT_EQ(other.steps_done(), 0);
+}
+
 }  // namespace
 }  // namespace wave2d::test

@@ -62,23 +62,8 @@ bool resize(fs::path const& path, std::uint64_t size) {
   return ::truncate(path.c_str(), off_t(size)) == 0;
 }
 
-// Sets the grid a checkpoint's header gives (after the magic and the version).
-void set_grid(fs::path const& path, std::int32_t nx, std::int32_t ny) {
-  std::string bytes = read_file(path);
-  std::memcpy(bytes.data() + 12, &nx, sizeof(nx));
-  std::memcpy(bytes.data() + 16, &ny, sizeof(ny));
-  write_text(path, bytes);
-}
-
-// The size a checkpoint of `data`'s header with an nx x ny grid has.
-std::uint64_t size_with_grid(CheckpointData const& data, std::int32_t nx, std::int32_t ny) {
-  std::uint64_t const header = 8 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 4 + data.numerics.size();
-  return header + 2 * std::uint64_t(nx) * std::uint64_t(ny) * sizeof(float) +
-         data.trace.size() * sizeof(float) + 8;
-}
-
 TEST(CheckpointReader, ReadsWhatTheWriterWrote) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   TemporaryDirectory directory;
   CheckpointData const data = tiny_checkpoint();
   write_checkpoint(directory.path() / "ck", data);
@@ -90,75 +75,12 @@ TEST(CheckpointReader, ReadsWhatTheWriterWrote) {
   EXPECT_EQ(read.step, 5);
 }
 
-// 20 GB that are not there: refused by the header and the file's size, in far less time
-// than reading them would take.
-TEST(CheckpointReader, A20GBFileIsRefusedBeforeItIsRead) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
-  TemporaryDirectory directory;
-  std::uint64_t const twenty_gb = 20ull << 30;
-  fs::path const zeros = directory.path() / "zeros";
-  write_text(zeros, "");
-  if (!resize(zeros, twenty_gb)) GTEST_SKIP() << "this file system holds no 20 GB sparse file";
-  Refusal const not_one = refusal(zeros);
-  EXPECT_EQ(not_one.message, "checkpoint '" + zeros.string() + "' is not a wave2d checkpoint");
-  EXPECT_LT(not_one.seconds, 0.5);
-
-  CheckpointData const data = tiny_checkpoint();
-  fs::path const longer = directory.path() / "longer";
-  write_checkpoint(longer, data);
-  ASSERT_TRUE(resize(longer, twenty_gb));
-  Refusal const corrupted = refusal(longer);
-  EXPECT_TRUE(contains(corrupted.message, "is corrupted: 21474836480 bytes, expected " +
-                                              std::to_string(size_with_grid(data, 4, 3))))
-      << corrupted.message;
-  EXPECT_LT(corrupted.seconds, 0.5);
-
-  // A 20 GB checkpoint of a 50000 x 50000 grid, as its header says: the caller refuses
-  // the header before the fields are read.
-  fs::path const large = directory.path() / "large";
-  write_checkpoint(large, data);
-  set_grid(large, 50000, 50000);
-  ASSERT_TRUE(resize(large, size_with_grid(data, 50000, 50000)));
-  std::int32_t seen_nx = 0;
-  Refusal const another_scene = refusal(large, [&](CheckpointData const& header) {
-    seen_nx = header.nx;
-    EXPECT_TRUE(header.previous.empty() && header.current.empty() && header.trace.empty());
-    throw CheckpointError("of another scene");
-  });
-  EXPECT_EQ(another_scene.message, "of another scene");
-  EXPECT_EQ(seen_nx, 50000);
-  EXPECT_LT(another_scene.seconds, 0.5);
-}
-
-// A grid whose fields need twice the host's available memory, the file of that size: refused
-// before anything is allocated.
-TEST(CheckpointReader, FieldsLargerThanMemoryAreRefusedBeforeTheyAreRead) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
-  auto const available = detail::host_available_bytes();
-  if (!available) GTEST_SKIP() << "the host's available memory is unknown (no /proc/meminfo)";
-  auto const n = std::int32_t(std::ceil(std::sqrt(*available / 4.0)));  // 8 n^2 = 2 available
-  TemporaryDirectory directory;
-  CheckpointData const data = tiny_checkpoint();
-  fs::path const huge = directory.path() / "huge";
-  write_checkpoint(huge, data);
-  set_grid(huge, n, n);
-  if (!resize(huge, size_with_grid(data, n, n))) {
-    GTEST_SKIP() << "this file system holds no sparse file of " << size_with_grid(data, n, n)
-                 << " bytes";
-  }
-  Refusal const too_large = refusal(huge);
-  EXPECT_TRUE(contains(too_large.message, "' is too large: its " + std::to_string(n) + " x " +
-                                              std::to_string(n) +
-                                              " grid with the receivers' trace needs "))
-      << too_large.message;
-  EXPECT_TRUE(contains(too_large.message, "of memory, more than the ")) << too_large.message;
-  EXPECT_LT(too_large.seconds, 0.5);
-}
+// Sizes before reading: test_hdf5_checkpoint.cpp.
 
 // The writer writes what it is given, with a valid checksum; the reader refuses a state
 // no run can go on from, naming the first value that is not finite.
 TEST(CheckpointReader, RefusesValuesThatAreNotFinite) {
-  if (!can_checkpoint) GTEST_SKIP() << "built without xxHash (libxxhash-dev): no checkpoints";
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   TemporaryDirectory directory;
   fs::path const path = directory.path() / "ck";
   float const nan = std::numeric_limits<float>::quiet_NaN();

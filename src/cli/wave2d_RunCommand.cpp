@@ -134,8 +134,8 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.ny = plan.scene.ny;
   data.step = simulation.steps_done();
   data.scene_hash = scene_hash(plan.scene);
-  data.numerics = numerics_text(simulation.backend(), simulation.stepper_configuration(),
-                                ExecutionSpace::name());
+  data.numerics = numerics_text(simulation.backend(), ExecutionSpace::name());
+  data.configuration = simulation.stepper_configuration();
   data.previous = to_host(space, simulation.previous());
   data.current = to_host(space, simulation.current());
   data.receivers = std::uint32_t(plan.scene.receivers.size());
@@ -307,21 +307,41 @@ class ManyProcesses {
   void write_frame(FieldFile& file) { wave2d::write_frame(file, space_, simulation_); }
   void write_results(FieldFile& file, RunPlan const& plan) {
     wave2d::write_results(file, space_, simulation_,
-                          plan.receivers && simulation_.local().receivers_first_step() == 0);
+                          plan.receivers && simulation_.local().receivers_first_step() ==
+                                                whole_trace_first_step(plan));
   }
 
   // Collective: on rank 0, the receivers' trace when the plan writes it and it holds the
   // whole run (every rank's starts at the same step).
   std::optional<ReceiverTrace> trace(RunPlan const& plan) {
-    if (!plan.receivers || simulation_.local().receivers_first_step() != 0) return std::nullopt;
+    std::int64_t const first = whole_trace_first_step(plan);
+    if (!plan.receivers || simulation_.local().receivers_first_step() != first) return std::nullopt;
     auto values = simulation_.gather_receivers(space_);
     if (!root()) return std::nullopt;
-    return make_trace(plan.scene, std::move(values), 0);
+    return make_trace(plan.scene, std::move(values), first);
   }
 
-  // Refused before the run (plan_checkpoints): distributed runs have no checkpoints yet.
-  void write_checkpoint(RunPlan const&) const {
-    throw std::logic_error("distributed runs have no checkpoints");
+  // Collective: each rank writes its owned cells and receivers into the checkpoint.
+  void write_checkpoint(RunPlan const& plan) {
+    together([&] {
+      if (root()) create_parent_directory(plan.checkpoint_file);
+    });
+    wave2d::write_checkpoint(plan.checkpoint_file, space_, simulation_);
+  }
+
+  // Collective: each rank its window's cells, halo included, and the whole trace, from the
+  // plan's checkpoint, whatever split wrote it.
+  void resume(RunPlan const& plan) {
+    CheckpointData header;
+    try {
+      header = wave2d::resume(*plan.resume_file, space_, simulation_);
+    } catch (CheckpointError const& e) {
+      throw InputError(e.what());
+    }
+    if (root()) {
+      print_line("resumed",
+                 "from " + plan.resume_file->string() + ", step " + std::to_string(header.step));
+    }
   }
 
   // Collective: f on every rank; if it throws on any, every rank throws the error of the
@@ -632,8 +652,7 @@ void resume(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
             RunPlan const& plan) {
   try {
     check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene,
-                             numerics_text(simulation.backend(), simulation.stepper_configuration(),
-                                           ExecutionSpace::name()));
+                             numerics_text(simulation.backend(), ExecutionSpace::name()));
   } catch (CheckpointError const& e) {
     throw InputError(e.what());
   }
@@ -730,6 +749,9 @@ void run_distributed(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
     print_line("configuration", simulation.local().configuration() + " (rank 0)");
     std::cout << std::flush;
   }
+  if (plan.receivers) simulation.reserve_receivers(space, plan.steps);
+  if (plan.resume_file) run.resume(plan);
+  std::cout << std::flush;
   std::optional<FieldFile> h5;
   if (plan.h5_file) h5.emplace(run.open_field_file(*plan.h5_file));
   Stepping const stepping = step(run, plan, h5 ? &*h5 : nullptr);
@@ -872,13 +894,12 @@ void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
 // --checkpoint-every and --resume.
 void plan_checkpoints(RunOptions const& options, RunPlan& plan, RunFiles& files) {
   if ((options.checkpoint_every || options.resume_file) && !can_checkpoint) {
-    throw InputError(
-        "--checkpoint-every, --resume: this build of wave2d has no checkpoints (install "
-        "libxxhash-dev and rebuild)");
+    throw InputError("--checkpoint-every, --resume: " + checkpoints_unavailable_reason());
   }
-  if ((options.checkpoint_every || options.resume_file) && plan.ranks) {
+  if ((options.checkpoint_every || options.resume_file) && plan.ranks && !can_use_parallel_hdf5) {
     throw InputError(
-        "--checkpoint-every, --resume: distributed runs (--ranks) have no checkpoints yet");
+        "--checkpoint-every, --resume: this build's HDF5 is serial, distributed runs need the "
+        "parallel one (install libhdf5-openmpi-dev and rebuild)");
   }
   if (options.checkpoint_every) {
     plan.checkpoint_every = options.checkpoint_every;
@@ -895,10 +916,17 @@ void plan_checkpoints(RunOptions const& options, RunPlan& plan, RunFiles& files)
 // set up); `auto` takes the checkpoint's backend.
 void read_resume(RunPlan& plan) {
   try {
-    // The scene before the fields are read; the backend's numerics once it is set up.
-    plan.resume = read_checkpoint(*plan.resume_file, [&](CheckpointData const& header) {
+    // The scene before the fields are read; the backend's numerics once it is set up. A
+    // distributed run's ranks each read their window then: here the header alone.
+    auto const check = [&](CheckpointData const& header) {
       check_checkpoint_matches(*plan.resume_file, header, plan.scene, header.numerics);
-    });
+    };
+    if (plan.ranks) {
+      plan.resume = read_checkpoint_header(*plan.resume_file);
+      check(plan.resume);
+    } else {
+      plan.resume = read_checkpoint(*plan.resume_file, check);
+    }
   } catch (CheckpointError const& e) {
     throw InputError(e.what());
   }

@@ -254,6 +254,7 @@ class SimulationOn final : public AnySimulation {
     data.step = simulation.steps_done();
     data.scene_hash = scene_hash(simulation.scene());
     data.numerics = numerics();
+    data.configuration = simulation.stepper_configuration();
     data.previous = wave2d::to_host(space_, simulation.previous());
     data.current = wave2d::to_host(space_, simulation.current());
     data.receivers = std::uint32_t(simulation.scene().receivers.size());
@@ -284,7 +285,7 @@ class SimulationOn final : public AnySimulation {
   }
 
   std::string numerics() {
-    return numerics_text(get().backend(), get().stepper_configuration(), ExecutionSpace::name());
+    return numerics_text(get().backend(), ExecutionSpace::name());
   }
 
   void set_state(Simulation<ExecutionSpace>& simulation, float const* previous,
@@ -365,11 +366,8 @@ PYBIND11_MODULE(wave2d, m) {
       "Explicit 2D wave-equation simulation on Kokkos execution spaces: scenes, simulations on "
       "the library's backends, fields as NumPy arrays.";
   m.attr("__version__") = WAVE2D_VERSION;
-#ifdef WAVE2D_HAVE_CHECKPOINTS
-  m.attr("has_checkpoints") = true;
-#else
-  m.attr("has_checkpoints") = false;  // built without xxHash: save/resume raise CheckpointError
-#endif
+  // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.
+  m.attr("has_checkpoints") = wave2d::can_checkpoint;
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
   // ValueErrors, files that cannot be written OSErrors.

@@ -1,8 +1,9 @@
 // libFuzzer: any bytes as a checkpoint. Refusing an input (CheckpointError) is fine; any
 // other exception, a crash, a sanitizer report or a checkpoint read back inconsistent is a
 // bug. The corpus: a tiny checkpoint (4 x 3, two receivers) and one without receivers, as
-// wave2d::write_checkpoint writes them, and mutations of it (truncated, its header alone,
-// format 1, a bit flipped, a NaN with a valid checksum).
+// wave2d::write_checkpoint writes them (HDF5 files), and mutations of it (truncated, its
+// superblock alone, a bit flipped, a NaN under valid checksums) and a checkpoint of the
+// binary format 2. HDF5 itself is not instrumented: a crash inside it is HDF5's to fix.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 
 #include <cmath>

@@ -5,6 +5,7 @@
 #define WAVE2D_DISTRIBUTED_OUTPUT_HPP
 
 #include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
+#include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_Picture.hpp>
@@ -111,6 +112,87 @@ void write_results(FieldFile& file, ExecutionSpace const& space,
     OwnedTrace const trace = owned_trace(space, simulation);
     file.write_receivers(trace.first_step, trace.rows, trace.columns, trace.values);
   }
+}
+
+// Collective: the simulation's state and receivers' trace as the checkpoint `path`
+// (wave2d_Checkpoint.hpp), each rank writing its owned cells and receivers; resumed on any
+// number of ranks, or on one process. OutputError when it cannot be written.
+template <class ExecutionSpace, class MemorySpace>
+void write_checkpoint(std::filesystem::path const& path, ExecutionSpace const& space,
+                      DistributedSimulation<ExecutionSpace, MemorySpace> const& simulation) {
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  auto const& local = simulation.local();
+  Scene const& scene = local.scene();
+  CheckpointData header;
+  header.nx = scene.nx;
+  header.ny = scene.ny;
+  header.step = simulation.steps_done();
+  header.scene_hash = scene_hash(scene);
+  header.numerics = numerics_text(local.backend(), ExecutionSpace::name());
+  header.configuration = local.stepper_configuration() + " (rank 0), ranks " +
+                         std::to_string(simulation.ranks()[0]) + " x " +
+                         std::to_string(simulation.ranks()[1]);
+  header.receivers = std::uint32_t(scene.receivers.size());
+  header.receivers_hash = receivers_hash(scene);
+  header.trace_first_step = local.receivers_first_step();
+  Window const& window = simulation.window();
+  std::vector<float> previous, current;
+  OwnedTrace trace;
+  detail::on_every_rank(simulation.communicator(), [&] {
+    previous = owned_cells(space, window, local.previous());
+    current = owned_cells(space, window, local.current());
+    trace = owned_trace(space, simulation);
+  });
+  wave2d::write_checkpoint(path, header, window, previous, current, trace.columns, trace.values,
+                           processes_of(simulation.communicator()));
+#else
+  (void)space;
+  (void)simulation;
+  throw OutputError("cannot write '" + path.string() + "': " +
+                    (can_use_hdf5 ? "this build's HDF5 is serial (install libhdf5-openmpi-dev "
+                                    "and rebuild)"
+                                  : no_hdf5_reason));
+#endif
+}
+
+// Collective: the simulation set to the checkpoint `path` (written by any number of ranks or
+// one process), each rank reading its window, halo included, and the whole trace; its
+// header checked first against the scene and this simulation's numerics (backend, execution
+// space, wave2d). CheckpointError as read_checkpoint, on every rank. The header read.
+template <class ExecutionSpace, class MemorySpace>
+CheckpointData resume(std::filesystem::path const& path, ExecutionSpace const& space,
+                      DistributedSimulation<ExecutionSpace, MemorySpace>& simulation) {
+#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
+  auto const& local = simulation.local();
+  std::string const numerics = numerics_text(local.backend(), ExecutionSpace::name());
+  CheckpointData data =
+      read_checkpoint(path, simulation.window(), processes_of(simulation.communicator()),
+                      [&](CheckpointData const& header) {
+                        check_checkpoint_matches(path, header, local.scene(), numerics);
+                      });
+  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Window const& w = simulation.window();
+  detail::on_every_rank(simulation.communicator(), [&] {
+    simulation.set_state(space, HostField(data.previous.data(), w.local_ny(), w.local_nx()),
+                         HostField(data.current.data(), w.local_ny(), w.local_nx()), data.step);
+    simulation.restore_receivers(space,
+                                 HostField(data.trace.data(), data.trace_rows(), data.receivers),
+                                 data.trace_first_step);
+    wave2d::fence(space, "wave2d::resume: the checkpoint's state set");
+  });
+  data.previous.clear();
+  data.current.clear();
+  data.trace.clear();
+  return data;
+#else
+  (void)space;
+  (void)simulation;
+  throw CheckpointError("checkpoint '" + path.string() + "': " +
+                        (can_use_hdf5 ? "this build's HDF5 is serial (install "
+                                        "libhdf5-openmpi-dev and rebuild)"
+                                      : no_hdf5_reason));
+#endif
 }
 
 // Collective: on rank 0 the picture of u(t_n) (whole_picture's, at most max_picture_side

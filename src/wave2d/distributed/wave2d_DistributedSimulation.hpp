@@ -277,6 +277,18 @@ class DistributedSimulation {
     valid_steps_ = 0;
   }
 
+  // The receivers' trace of an earlier run (a checkpoint's: every column, rows from
+  // first_step to steps_done()), after set_state(): Simulation::restore_receivers.
+  template <class Rows>
+  void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step) {
+    local_->restore_receivers(space, rows, first_step);
+  }
+
+  // Room in the trace for n_steps more steps: Simulation::reserve_receivers.
+  void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps) {
+    local_->reserve_receivers(space, n_steps);
+  }
+
   // Collective: the first cell of the whole grid, in row-major order, where u(t_n) (with
   // previous_too, or u(t_{n-1})) is NaN or infinite, the same on every rank; none when all
   // are finite. Only owned cells are checked: a halo holds stale values between exchanges.

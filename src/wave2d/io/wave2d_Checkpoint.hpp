@@ -1,26 +1,23 @@
 // Checkpoints: the pair of fields and the step of a run, and the receivers' trace it
 // recorded, with what is needed to refuse resuming it anywhere it would not continue bit
-// for bit. Needs xxHash (libxxhash-dev).
-//
-// File format 2, little-endian, every integer unsigned unless said:
-//   8 bytes   magic "WAVE2DCK"
-//   u32       format version (2)
-//   i32, i32  nx, ny
-//   i64       step n: the fields are u(t_{n-1}) and u(t_n)
-//   u64       scene hash (scene_hash)
-//   u32       receivers R (0 .. max_receivers)
-//   u64       receivers hash (receivers_hash)
-//   i64       the trace's first step f, 0 <= f <= n: 0 unless the run began at a set state
-//   u64       numerics hash: XXH3-64 of the numerics text
-//   u32, ...  length of the numerics text, then its bytes (for the error messages)
-//   f32 x 2 nx ny        u(t_{n-1}) then u(t_n), row-major, x fastest
-//   f32 x (n-f+1) R      the trace: u at the receivers after steps f .. n, a row per
-//                        step, receivers in the scene's order (nothing when R = 0)
-//   u64       XXH3-64 of every byte before it
-// Format 1 was the same without R, the receivers hash, f and the trace.
+// for bit. HDF5 files (format 3), written whole by one process or in blocks by the ranks of
+// a distributed run, and read back on any number of them; needs xxHash (libxxhash-dev) and
+// HDF5 (libhdf5-dev, or libhdf5-openmpi-dev for distributed runs):
+//   /                 attributes format "wave2d checkpoint", format_version (3),
+//                     wave2d_version, nx, ny, step n, scene_hash, receivers R,
+//                     receivers_hash, trace_first_step f (0 <= f <= n), numerics (the text
+//                     resumes compare), configuration and ranks (what ran, not compared)
+//   /field/previous   float32 (ny, nx): u(t_{n-1}), row-major, x fastest
+//   /field/current    float32 (ny, nx): u(t_n)
+//   /receivers/trace  float32 (n - f + 1, R): u at the receivers after steps f .. n (when R > 0)
+// The datasets are chunked with HDF5's Fletcher-32 checksum; the attributes are in object
+// headers that HDF5 checksums (the file is made with the 1.8 format or later). Formats 1
+// and 2 were raw binary files of magic "WAVE2DCK": refused, with a message saying so.
 #ifndef WAVE2D_CHECKPOINT_HPP
 #define WAVE2D_CHECKPOINT_HPP
 
+#include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
@@ -36,15 +33,18 @@
 
 namespace wave2d {
 
-// Whether this build reads and writes checkpoints: it needs xxHash.
+// Whether this build reads and writes checkpoints: it needs xxHash and HDF5.
 inline constexpr bool can_checkpoint =
-#if defined(WAVE2D_HAVE_CHECKPOINTS)
+#if defined(WAVE2D_HAVE_CHECKPOINTS) && defined(WAVE2D_HAVE_HDF5)
     true;
 #else
     false;
 #endif
 
-inline constexpr std::uint32_t checkpoint_format_version = 2;
+// Why a build cannot: no xxHash, or "this build has no HDF5 (...)".
+std::string checkpoints_unavailable_reason();
+
+inline constexpr std::int64_t checkpoint_format_version = 3;
 
 // A checkpoint that cannot be read or does not belong to the run: a one-line message
 // naming the file.
@@ -62,16 +62,16 @@ std::uint64_t scene_hash(Scene const& scene);
 // their names, which change no value.
 std::uint64_t receivers_hash(Scene const& scene);
 
-// What decides the bits a backend computes: the library's version, the backend, what it
-// runs for this grid, the execution space, the float format. A checkpoint resumes only
-// where this text is the same: results are bitwise reproducible only there (a GPU
-// contracts to FMA; host backends agree with the reference today, but nothing promises
-// that they always will).
+// What decides the bits a run computes: the library's version, the backend, the execution
+// space, the float format. A checkpoint resumes only where this text is the same: results
+// are bitwise reproducible only there (a GPU contracts to FMA; host backends agree with the
+// reference today, but nothing promises that they always will). Not the backend's
+// configuration nor the split over ranks: every configuration of a backend, and every
+// split, gives its bits (tested), so that a checkpoint resumes on any number of ranks.
+std::string numerics_text(std::string_view backend, std::string_view execution_space);
+
 // The backend a numerics_text() names; nullopt for a text not of that form.
 std::optional<std::string> numerics_backend(std::string_view numerics);
-
-std::string numerics_text(std::string_view backend, std::string_view configuration,
-                          std::string_view execution_space);
 
 struct CheckpointData {
   std::int32_t nx = 0;
@@ -79,6 +79,7 @@ struct CheckpointData {
   std::int64_t step = 0;
   std::uint64_t scene_hash = 0;
   std::string numerics;         // numerics_text() of the run that wrote it
+  std::string configuration;    // what ran (the backend's configuration, the ranks): told, not compared
   std::vector<float> previous;  // u(t_{step-1}), ny x nx
   std::vector<float> current;   // u(t_step)
   std::uint32_t receivers = 0;  // the trace's columns
@@ -93,23 +94,46 @@ struct CheckpointData {
 // file is the previous checkpoint or this one, never a mix. OutputError when it cannot.
 void write_checkpoint(std::filesystem::path const& path, CheckpointData const& data);
 
-// Reads and checks a checkpoint. Before its fields are read: the magic, the format
-// version, the header's sizes against the file's, the memory the fields and the trace
-// need, then `check_header` (a CheckpointData without fields nor trace: to refuse a
-// checkpoint of another scene before reading it). After: the checksum, and every value
-// finite. CheckpointError for a missing, truncated, corrupted or foreign file, another
-// format version, one too large for memory or holding a value that is not finite.
+// Collective over `processes` (every rank of a distributed run): the same, each process
+// writing its owned cells of `block` (previous and current, row-major) and the trace of the
+// receivers `columns` (ascending indices into the scene's) it holds, rows x columns.size();
+// `header` (every process's alike) gives the rest, its fields and trace unused.
+void write_checkpoint(std::filesystem::path const& path, CheckpointData const& header,
+                      Window const& block, std::span<float const> previous,
+                      std::span<float const> current, std::span<std::int32_t const> columns,
+                      std::span<float const> trace, Processes const& processes);
+
+// Reads and checks a checkpoint. Before its fields are read: that it is an HDF5 file of
+// this format (a checkpoint of formats 1 and 2 is refused saying so), its header's values,
+// its datasets' sizes against the header, the memory the fields and the trace need, then
+// `check_header` (a CheckpointData without fields nor trace: to refuse a checkpoint of
+// another scene before reading it). After: the checksums, and every value finite.
+// CheckpointError for a missing, truncated, corrupted or foreign file, another format
+// version, one too large for memory or holding a value that is not finite.
 CheckpointData read_checkpoint(
     std::filesystem::path const& path,
     std::function<void(CheckpointData const& header)> const& check_header = {});
+
+// Collective over `processes`: the same, each process reading the cells of the local grid of
+// `region` (owned cells and halo: region.local_nx() x region.local_ny() from
+// (origin_x(), origin_y())) into the fields, and the whole trace. On any number of
+// processes, whatever split wrote it.
+CheckpointData read_checkpoint(
+    std::filesystem::path const& path, Window const& region, Processes const& processes,
+    std::function<void(CheckpointData const& header)> const& check_header = {});
+
+// The header alone (no field, no trace), checked as read_checkpoint checks it.
+CheckpointData read_checkpoint_header(std::filesystem::path const& path);
 
 // CheckpointError unless the fields and trace the header of `data` describes fit in the
 // host's available memory: for a reader to call before it allocates them.
 void check_checkpoint_memory(std::filesystem::path const& path, CheckpointData const& header);
 
-// CheckpointError naming the first value of the fields or the trace that is not finite: a
-// state no run can go on from.
-void check_checkpoint_finite(std::filesystem::path const& path, CheckpointData const& data);
+// CheckpointError naming the first value of the fields or the trace that is not finite (its
+// cell in the whole grid: the fields hold the local grid of `region`): a state no run can go
+// on from.
+void check_checkpoint_finite(std::filesystem::path const& path, CheckpointData const& data,
+                             std::optional<Window> const& region = std::nullopt);
 
 // CheckpointError unless the checkpoint was written for this scene (hash, grid and
 // receivers' cells) and with these numerics.

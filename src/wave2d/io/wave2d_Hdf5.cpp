@@ -10,9 +10,13 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <tuple>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #if !defined(WAVE2D_HAVE_HDF5)
 namespace wave2d {
@@ -78,7 +82,9 @@ void Processes::agree(std::function<void()> const& f) const {
   MPI_Bcast(header, 2, MPI_INT, first, comm);
   message.resize(std::size_t(header[1]));
   MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm);
-  rethrow(Failure(header[0]), "rank " + std::to_string(first) + ": " + message);
+  // Rank 0's failure, often every rank's (a file they all read), goes without its rank.
+  rethrow(Failure(header[0]),
+          first == 0 ? message : "rank " + std::to_string(first) + ": " + message);
 #endif
 }
 
@@ -303,14 +309,121 @@ std::string read_string_attribute(hid_t object, char const* name) {
   if (width == 0 || width > (1u << 20)) {
     throw std::runtime_error(std::string("attribute '") + name + "' is too long");
   }
+  // Read as stored (ASCII or UTF-8, which HDF5 does not convert into each other).
   std::string value(width, '\0');
-  Hdf5Handle const type = string_type(width);
-  check(H5Aread(attribute.get(), type.get(), value.data()), std::string("attribute ") + name);
+  check(H5Aread(attribute.get(), stored.get(), value.data()), std::string("attribute ") + name);
   value.resize(std::strlen(value.c_str()));
+  if (H5Tget_strpad(stored.get()) == H5T_STR_SPACEPAD) {
+    value.erase(value.find_last_not_of(' ') + 1);
+  }
   return value;
 }
 
 bool has_attribute(hid_t object, char const* name) { return H5Aexists(object, name) > 0; }
+
+void write_columns(hid_t dataset, hid_t transfer, std::int64_t rows,
+                   std::span<std::int32_t const> columns, std::span<float const> values) {
+  // Each column rows x 1 at (0, column): the union of the selections is ordered as the
+  // file is, row-major, which is the values' own order.
+  Hdf5Handle const file_space(H5Dget_space(dataset), H5Sclose, "dataset space");
+  check(H5Sselect_none(file_space.get()), "selection");
+  for (std::int32_t column : columns) {
+    hsize_t const start[2] = {0, hsize_t(column)};
+    hsize_t const count[2] = {hsize_t(rows), 1};
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, start, nullptr, count, nullptr),
+          "column selection");
+  }
+  hsize_t const held = values.size();
+  Hdf5Handle const memory = held > 0 ? dataspace({&held, 1}) : empty_selection();
+  float const none = 0.0f;
+  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory.get(), file_space.get(), transfer,
+                 held > 0 ? values.data() : &none),
+        "writing the receivers' trace");
+}
+
+namespace {
+
+// Data and metadata on disk before the rename makes the file visible under its name.
+void sync_file(std::filesystem::path const& path) {
+  int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (::fsync(fd) != 0 && errno != EINVAL)) {
+    std::string const reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("syncing: " + reason);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+TemporaryHdf5File::TemporaryHdf5File(std::filesystem::path const& path, Processes const& processes)
+    : processes_(processes), path_(path) {
+  std::string target;
+  std::string temporary;
+  run([] {},
+      [&] {
+        if (!processes.root()) return;
+        OutputTarget const resolved = output_target(path);
+        if (resolved.write_through) {
+          throw OutputError("cannot write '" + path.string() +
+                            "': an HDF5 file is written to a regular file, not a device");
+        }
+        target = resolved.path.string();
+        temporary = temporary_path(resolved.path).string();
+      });
+  processes.broadcast(target);
+  processes.broadcast(temporary);
+  target_ = target;
+  temporary_ = temporary;
+  if (processes.root()) registered_.emplace(temporary_);
+  run([] {},
+      [&] {
+        transfer_ = block_transfer(processes);
+        Hdf5Handle const access = file_access(processes);
+        check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file format");
+        file_ = Hdf5Handle(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                           H5Fclose, "creating the file");
+      });
+}
+
+TemporaryHdf5File::~TemporaryHdf5File() {
+  if (committed_) return;
+  QuietHdf5Errors const quiet;
+  file_.reset();
+  if (processes_.root() && !temporary_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary_, ignored);
+  }
+}
+
+void TemporaryHdf5File::run(std::function<void()> const& checks,
+                            std::function<void()> const& f) const {
+  processes_.agree(checks);
+  processes_.agree([&] {
+    QuietHdf5Errors const quiet;
+    try {
+      f();
+    } catch (OutputError const&) {
+      throw;
+    } catch (std::runtime_error const& e) {
+      throw OutputError("cannot write '" + path_.string() + "': " + e.what());
+    }
+  });
+}
+
+void TemporaryHdf5File::commit() {
+  run([] {},
+      [&] {
+        file_.close("closing the file");
+        if (!processes_.root()) return;
+        sync_file(temporary_);
+        std::error_code error;
+        std::filesystem::rename(temporary_, target_, error);
+        if (error) throw OutputError("cannot write '" + path_.string() + "': " + error.message());
+        registered_.reset();
+      });
+  committed_ = true;
+}
 
 Hdf5Handle string_type(std::size_t width) {
   Hdf5Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");

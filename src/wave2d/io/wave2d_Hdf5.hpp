@@ -45,8 +45,8 @@ class Processes {
   bool root() const { return rank() == 0; }
 
   // Runs f on every process. If it throws on any, throws on every one the exception of
-  // the lowest failing rank, its message prefixed "rank R: " when there are several
-  // processes: no process is left waiting in a collective call the others skipped.
+  // the lowest failing rank, its message prefixed "rank R: " for a rank other than 0: no
+  // process is left waiting in a collective call the others skipped.
   // OutputError, CheckpointError and std::invalid_argument keep their type; others
   // become std::runtime_error.
   void agree(std::function<void()> const& f) const;

@@ -79,25 +79,10 @@ std::string xdmf_text(std::string const& file, std::int32_t nx, std::int32_t ny,
   return out.str();
 }
 
-// Data and metadata on disk before the rename makes the file visible under its name.
-void sync_file(fs::path const& path) {
-  int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (::fsync(fd) != 0 && errno != EINVAL)) {
-    std::string const reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error("syncing: " + reason);
-  }
-  ::close(fd);
-}
-
 }  // namespace
 
 struct FieldFile::State {
-  Processes processes;
-  fs::path path;  // as named
-  fs::path target;
-  fs::path temporary;
-  std::optional<RegisteredTemporary> registered;
+  std::optional<detail::TemporaryHdf5File> file;
   GridRect block;
   std::int32_t nx = 0;
   std::int32_t ny = 0;
@@ -105,33 +90,19 @@ struct FieldFile::State {
   float dt = 0.0f;
   float t0 = 0.0f;
   std::vector<Receiver> receivers;
-  Hdf5Handle transfer;
-  Hdf5Handle file;
   Hdf5Handle frames_u;
   Hdf5Handle frames_step;
   Hdf5Handle frames_time;
   std::vector<double> frame_times;
   std::optional<double> field_time;
-  bool committed = false;
+
+  Processes const& processes() const { return file->processes(); }
+  hid_t transfer() const { return file->transfer(); }
+  void run(std::function<void()> const& checks, std::function<void()> const& f) const {
+    file->run(checks, f);
+  }
 
   double time(std::int64_t step) const { return double(time_of_step(t0, dt, step)); }
-
-  // Runs `checks` on every process, then, when none failed, `f`, which is collective:
-  // a process that fails its checks must not leave the others in a collective call. Errors
-  // are "cannot write '<path>': ..." on every process.
-  void run(std::function<void()> const& checks, std::function<void()> const& f) const {
-    processes.agree(checks);
-    processes.agree([&] {
-      detail::QuietHdf5Errors const quiet;
-      try {
-        f();
-      } catch (OutputError const&) {
-        throw;
-      } catch (std::runtime_error const& e) {
-        throw OutputError("cannot write '" + path.string() + "': " + e.what());
-      }
-    });
-  }
 
   void check_block(std::span<float const> values, char const* what) const {
     if (values.size() != std::size_t(block.cells())) {
@@ -142,8 +113,8 @@ struct FieldFile::State {
   }
 
   Hdf5Handle group(char const* name) const {
-    return Hdf5Handle(H5Gcreate2(file.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                      std::string("group ") + name);
+    return Hdf5Handle(H5Gcreate2(file->get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      H5Gclose, std::string("group ") + name);
   }
 
   // A dataset of `type` and `dims`, chunked as `chunk` when given (then extendible along
@@ -159,7 +130,7 @@ struct FieldFile::State {
     }
     Hdf5Handle const space = detail::dataspace(dims, maxima);
     return Hdf5Handle(
-        H5Dcreate2(file.get(), name, type, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+        H5Dcreate2(file->get(), name, type, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
         H5Dclose, std::string("dataset ") + name);
   }
 
@@ -168,7 +139,7 @@ struct FieldFile::State {
     Hdf5Handle const file_space(H5Dget_space(set), H5Sclose, "dataset space");
     hsize_t const one = 1;
     Hdf5Handle memory = detail::dataspace({&one, 1});
-    if (processes.root()) {
+    if (processes().root()) {
       detail::check(
           H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &index, nullptr, &one, nullptr),
           "element selection");
@@ -176,7 +147,7 @@ struct FieldFile::State {
       detail::check(H5Sselect_none(file_space.get()), "empty selection");
       memory = detail::empty_selection();
     }
-    detail::check(H5Dwrite(set, type, memory.get(), file_space.get(), transfer.get(), value),
+    detail::check(H5Dwrite(set, type, memory.get(), file_space.get(), transfer(), value),
                   "writing");
   }
 
@@ -212,11 +183,11 @@ struct FieldFile::State {
                                void const* values) {
       Hdf5Handle const set = dataset(name, file_type, count);
       Hdf5Handle const memory =
-          processes.root() ? detail::dataspace(count) : detail::empty_selection();
+          processes().root() ? detail::dataspace(count) : detail::empty_selection();
       Hdf5Handle const file_space(H5Dget_space(set.get()), H5Sclose, "dataset space");
-      if (!processes.root()) detail::check(H5Sselect_none(file_space.get()), "selection");
+      if (!processes().root()) detail::check(H5Sselect_none(file_space.get()), "selection");
       detail::check(
-          H5Dwrite(set.get(), memory_type, memory.get(), file_space.get(), transfer.get(), values),
+          H5Dwrite(set.get(), memory_type, memory.get(), file_space.get(), transfer(), values),
           std::string("writing ") + name);
     };
     write_all("/receivers/x", H5T_NATIVE_INT32, H5T_NATIVE_INT32, x.data());
@@ -229,8 +200,6 @@ FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& blo
                      Processes const& processes)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
-  s.processes = processes;
-  s.path = path;
   s.nx = scene.nx;
   s.ny = scene.ny;
   s.dx = scene.dx;
@@ -238,36 +207,16 @@ FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& blo
   s.t0 = scene.t0;
   s.receivers = scene.receivers;
   s.block = {block.x0, block.y0, block.nx, block.ny};
-  std::string target;
-  std::string temporary;
+  processes.agree([&] {
+    if (block.global_nx != scene.nx || block.global_ny != scene.ny) {
+      throw std::invalid_argument("wave2d::FieldFile: the block is of another grid");
+    }
+    validate(block);
+  });
+  s.file.emplace(path, processes);
   s.run([] {},
         [&] {
-          if (block.global_nx != scene.nx || block.global_ny != scene.ny) {
-            throw std::invalid_argument("wave2d::FieldFile: the block is of another grid");
-          }
-          validate(block);
-          if (!processes.root()) return;
-          OutputTarget const resolved = output_target(path);
-          if (resolved.write_through) {
-            throw OutputError("cannot write '" + path.string() +
-                              "': an HDF5 file is written to a regular file, not a device");
-          }
-          target = resolved.path.string();
-          temporary = temporary_path(resolved.path).string();
-        });
-  processes.broadcast(target);
-  processes.broadcast(temporary);
-  s.target = target;
-  s.temporary = temporary;
-  if (processes.root()) s.registered.emplace(s.temporary);
-  s.run([] {},
-        [&] {
-          s.transfer = detail::block_transfer(processes);
-          Hdf5Handle const access = detail::file_access(processes);
-          s.file =
-              Hdf5Handle(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
-                         H5Fclose, "creating the file");
-          hid_t const root = s.file.get();
+          hid_t const root = s.file->get();
           detail::write_attribute(root, "format", std::string("wave2d fields"));
           detail::write_attribute(root, "format_version", field_file_format_version);
           detail::write_attribute(root, "wave2d_version", std::string(WAVE2D_VERSION));
@@ -282,16 +231,12 @@ FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& blo
 
 FieldFile::FieldFile(FieldFile&&) noexcept = default;
 
+// The file's temporary, if not committed, goes with it.
 FieldFile::~FieldFile() {
-  if (!state_ || state_->committed) return;
-  State& s = *state_;
+  if (!state_) return;
   detail::QuietHdf5Errors const quiet;
-  for (Hdf5Handle* handle : {&s.frames_u, &s.frames_step, &s.frames_time, &s.file}) {
+  for (Hdf5Handle* handle : {&state_->frames_u, &state_->frames_step, &state_->frames_time}) {
     handle->reset();
-  }
-  if (s.processes.root() && !s.temporary.empty()) {
-    std::error_code ignored;
-    fs::remove(s.temporary, ignored);
   }
 }
 
@@ -307,8 +252,7 @@ void FieldFile::write_frame(std::int64_t step, std::span<float const> u) {
           detail::check(H5Dset_extent(s.frames_u.get(), grown), "growing /frames/u");
           detail::check(H5Dset_extent(s.frames_step.get(), grown), "growing /frames/step");
           detail::check(H5Dset_extent(s.frames_time.get(), grown), "growing /frames/time");
-          detail::write_grid_block(s.frames_u.get(), s.transfer.get(), {&index, 1}, s.block,
-                                   u.data());
+          detail::write_grid_block(s.frames_u.get(), s.transfer(), {&index, 1}, s.block, u.data());
           double const time = s.time(step);
           s.write_element(s.frames_step.get(), H5T_NATIVE_INT64, index, &step);
           s.write_element(s.frames_time.get(), H5T_NATIVE_DOUBLE, index, &time);
@@ -331,7 +275,7 @@ void FieldFile::write_field(std::int64_t step, std::span<float const> previous,
         for (auto [name, values] :
              {std::pair{"/field/previous", previous}, {"/field/current", current}}) {
           Hdf5Handle const set = s.dataset(name, H5T_NATIVE_FLOAT, dims);
-          detail::write_grid_block(set.get(), s.transfer.get(), {}, s.block, values.data());
+          detail::write_grid_block(set.get(), s.transfer(), {}, s.block, values.data());
         }
         detail::write_attribute(group.get(), "step", step);
         detail::write_attribute(group.get(), "time", s.time(step));
@@ -364,27 +308,10 @@ void FieldFile::write_receivers(std::int64_t first_step, std::int64_t rows,
         s.write_receiver_cells();
         Hdf5Handle const trace =
             s.dataset("/receivers/trace", H5T_NATIVE_FLOAT, {hsize_t(rows), hsize_t(receivers)});
-        Hdf5Handle const group(H5Gopen2(s.file.get(), "receivers", H5P_DEFAULT), H5Gclose,
+        Hdf5Handle const group(H5Gopen2(s.file->get(), "receivers", H5P_DEFAULT), H5Gclose,
                                "group receivers");
         detail::write_attribute(group.get(), "first_step", first_step);
-        // Each column of this process: rows x 1 at (0, column), the selections' union
-        // ordered as the file's, row-major: the values' own order.
-        Hdf5Handle const file_space(H5Dget_space(trace.get()), H5Sclose, "dataset space");
-        detail::check(H5Sselect_none(file_space.get()), "selection");
-        for (std::int32_t column : columns) {
-          hsize_t const start[2] = {0, hsize_t(column)};
-          hsize_t const count[2] = {hsize_t(rows), 1};
-          detail::check(
-              H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, start, nullptr, count, nullptr),
-              "column selection");
-        }
-        hsize_t const held = values.size();
-        Hdf5Handle const memory =
-            held > 0 ? detail::dataspace({&held, 1}) : detail::empty_selection();
-        float const none = 0.0f;
-        detail::check(H5Dwrite(trace.get(), H5T_NATIVE_FLOAT, memory.get(), file_space.get(),
-                               s.transfer.get(), held > 0 ? values.data() : &none),
-                      "writing /receivers/trace");
+        detail::write_columns(trace.get(), s.transfer(), rows, columns, values);
       });
 }
 
@@ -395,19 +322,16 @@ void FieldFile::commit() {
           for (Hdf5Handle* handle : {&s.frames_u, &s.frames_step, &s.frames_time}) {
             handle->close("closing a dataset");
           }
-          s.file.close("closing the file");
-          if (!s.processes.root()) return;
-          sync_file(s.temporary);
-          std::error_code error;
-          fs::rename(s.temporary, s.target, error);
-          if (error)
-            throw OutputError("cannot write '" + s.path.string() + "': " + error.message());
-          s.registered.reset();
-          std::string const text =
-              xdmf_text(s.path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
-          write_stream_atomically(xdmf_path(s.path), [&](std::ostream& out) { out << text; });
         });
-  s.committed = true;
+  s.file->commit();
+  fs::path const& path = s.file->path();
+  s.run([] {},
+        [&] {
+          if (!s.processes().root()) return;
+          std::string const text =
+              xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
+          write_stream_atomically(xdmf_path(path), [&](std::ostream& out) { out << text; });
+        });
 }
 
 #else  // no HDF5

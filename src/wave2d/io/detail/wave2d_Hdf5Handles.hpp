@@ -5,12 +5,15 @@
 #define WAVE2D_HDF5_HANDLES_HPP
 
 #include <wave2d/io/wave2d_Hdf5.hpp>
+#include <wave2d/io/wave2d_Output.hpp>
 
 #include <hdf5.h>
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -125,6 +128,46 @@ bool has_attribute(hid_t object, char const* name);
 
 // Fixed-length strings (h5py reads them as bytes), `width` bytes each.
 Hdf5Handle string_type(std::size_t width);
+
+// Writes the trace of the receivers `columns` (ascending) that this process holds, `values`
+// rows x columns.size() row-major, into a (rows, receivers) float dataset. Collective.
+void write_columns(hid_t dataset, hid_t transfer, std::int64_t rows,
+                   std::span<std::int32_t const> columns, std::span<float const> values);
+
+// An HDF5 file made by the processes under a temporary name beside `path`, renamed into
+// place by commit(); removed, `path` left as it was, when it goes without. Errors are
+// OutputError("cannot write '<path>': ...") on every process.
+class TemporaryHdf5File {
+ public:
+  // Collective: creates the temporary (the 1.8 format or later, whose object headers,
+  // the attributes', carry checksums).
+  TemporaryHdf5File(std::filesystem::path const& path, Processes const& processes);
+  ~TemporaryHdf5File();
+  TemporaryHdf5File(TemporaryHdf5File const&) = delete;
+  TemporaryHdf5File& operator=(TemporaryHdf5File const&) = delete;
+
+  hid_t get() const { return file_.get(); }
+  hid_t transfer() const { return transfer_.get(); }
+  Processes const& processes() const { return processes_; }
+  std::filesystem::path const& path() const { return path_; }
+
+  // Runs `checks` on every process, then, when none failed, `f`, which is collective: a
+  // process that fails its checks must not leave the others in a collective call.
+  void run(std::function<void()> const& checks, std::function<void()> const& f) const;
+  // Collective, every handle into the file closed: closes it, syncs it to disk and renames
+  // it to `path`.
+  void commit();
+
+ private:
+  Processes processes_;
+  std::filesystem::path path_;
+  std::filesystem::path target_;
+  std::filesystem::path temporary_;
+  std::optional<RegisteredTemporary> registered_;
+  Hdf5Handle transfer_;
+  Hdf5Handle file_;
+  bool committed_ = false;
+};
 
 }  // namespace detail
 }  // namespace wave2d

@@ -69,6 +69,19 @@ struct UnpackPart {
   }
 };
 
+// to(offset + 1 + row, column) = from(1 + row, column) for the trace's `columns`.
+template <class Trace, class Columns>
+struct CopyTraceRows {
+  Trace to;
+  Trace from;
+  Columns columns;
+  std::int64_t offset;
+
+  KOKKOS_FUNCTION void operator()(int row, int r) const {
+    to(offset + 1 + row, columns(r)) = from(1 + row, columns(r));
+  }
+};
+
 template <class ExecutionSpace, class MemorySpace>
 class BorderStrips {
   using Local = Simulation<ExecutionSpace, MemorySpace>;
@@ -201,12 +214,9 @@ class BorderStrips {
       wave2d::fence(space, "wave2d::BorderStrips: receivers' columns");
       columns_[s] = columns;
     }
-    Kokkos::parallel_for(
-        "wave2d::BorderStrips::receivers",
-        Policy(space, {0, 0}, {int(rows), int(receivers_[s].size())}),
-        KOKKOS_LAMBDA(int row, int r) {
-          to(offset + 1 + row, columns(r)) = from(1 + row, columns(r));
-        });
+    Kokkos::parallel_for("wave2d::BorderStrips::receivers",
+                         Policy(space, {0, 0}, {int(rows), int(receivers_[s].size())}),
+                         CopyTraceRows<decltype(to), decltype(columns)>{to, from, columns, offset});
   }
 
   Window window_;

@@ -39,12 +39,16 @@ fs::path fresh_directory(std::string const& name) {
   return directory;
 }
 
+std::string no_parallel_hdf5() {
+  return can_use_hdf5 ? "this build's HDF5 is serial: no file of several ranks" : no_hdf5_reason;
+}
+
 bool contains(std::string const& text, std::string const& part) {
   return text.find(part) != std::string::npos;
 }
 
 TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
-  if (!can_use_parallel_hdf5) GTEST_SKIP() << "this build has no parallel HDF5";
+  if (!can_use_parallel_hdf5) GTEST_SKIP() << no_parallel_hdf5();
   Space space;
   Scene const scene = busy_scene(40, 30, 1);
   DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, "kokkos-mdrange");
@@ -70,7 +74,7 @@ TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
 }
 
 TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
-  if (!can_use_parallel_hdf5) GTEST_SKIP() << "this build has no parallel HDF5";
+  if (!can_use_parallel_hdf5) GTEST_SKIP() << no_parallel_hdf5();
   Space space;
   DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, busy_scene(40, 30, 1),
                                           "kokkos-mdrange");
@@ -113,8 +117,7 @@ Scene scene_with_receivers() {
 // included; for P, Q among the job's size, one less and 1.
 TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
   if (!can_use_parallel_hdf5 || !can_checkpoint) {
-    GTEST_SKIP() << (can_use_hdf5 ? "this build's HDF5 is serial: no distributed checkpoints"
-                                  : checkpoints_unavailable_reason());
+    GTEST_SKIP() << (can_checkpoint ? no_parallel_hdf5() : checkpoints_unavailable_reason());
   }
   Space space;
   Scene const scene = scene_with_receivers();
@@ -181,8 +184,7 @@ TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
 // A checkpoint of another scene: refused on every rank, before any field is read.
 TEST(DistributedCheckpoint, OfAnotherSceneIsRefusedOnEveryRank) {
   if (!can_use_parallel_hdf5 || !can_checkpoint) {
-    GTEST_SKIP() << (can_use_hdf5 ? "this build's HDF5 is serial: no distributed checkpoints"
-                                  : checkpoints_unavailable_reason());
+    GTEST_SKIP() << (can_checkpoint ? no_parallel_hdf5() : checkpoints_unavailable_reason());
   }
   Space space;
   fs::path const path = fresh_directory("another_scene") / "ck";

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -278,6 +279,22 @@ TEST_F(Hdf5Checkpoint, RefusesValuesThatAreNotFiniteNamingTheirCellInTheGrid) {
   } catch (CheckpointError const& e) {
     EXPECT_EQ(e.what(), refused("nan") + "holds nan in u at step 9, cell (4, 3)" + message);
   }
+}
+
+// The fuzz target's corpus (tests/fuzz/corpus/checkpoint), inputs it found among them: each
+// read whole or refused with a CheckpointError, nothing else thrown.
+TEST_F(Hdf5Checkpoint, TheFuzzCorpusIsReadOrRefused) {
+  std::vector<std::string> read;
+  for (auto const& entry : fs::directory_iterator(WAVE2D_CHECKPOINT_CORPUS)) {
+    try {
+      CheckpointData const data = read_checkpoint(entry.path());
+      EXPECT_EQ(data.current.size(), std::size_t(data.nx) * std::size_t(data.ny));
+      read.push_back(entry.path().filename().string());
+    } catch (CheckpointError const&) {
+    }
+  }
+  std::ranges::sort(read);
+  EXPECT_EQ(read, (std::vector<std::string>{"no-receivers.ck", "tiny.ck"}));
 }
 
 TEST(Hdf5CheckpointWithoutHdf5, IsRefusedWithTheReason) {

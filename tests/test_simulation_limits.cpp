@@ -50,6 +50,13 @@ TEST_P(SimulationLimits, StepCountsThatWouldWrapAreRefusedBeforeAnyStep) {
     expect_refused<InsufficientMemory>(
         [&] { simulation.advance(space, std::int64_t(1) << 62); },
         "the receivers' trace (4611686018427387906 steps x 1 receiver)");
+    // The same refusals, asked ahead by a caller that advances in shorter runs.
+    expect_refused<std::invalid_argument>([&] { simulation.check_advance(space, max - 1); },
+                                          "pass the largest step count");
+    expect_refused<InsufficientMemory>(
+        [&] { simulation.check_advance(space, std::int64_t(1) << 62); },
+        "the receivers' trace (4611686018427387906 steps x 1 receiver)");
+    simulation.check_advance(space, 1000);
     EXPECT_EQ(simulation.steps_done(), 1);
     simulation.advance(space, 2);
     EXPECT_EQ(simulation.receivers().extent(0), 4u);

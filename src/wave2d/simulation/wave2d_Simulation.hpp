@@ -129,6 +129,13 @@ class Simulation {
     reserve_trace(space, last - trace_first_step_ + 1);
   }
 
+  // Throws what advance(space, n_steps) would throw before any step, allocating nothing:
+  // for a caller that then advances in shorter runs, the trace growing as they go.
+  void check_advance(ExecutionSpace const& space, std::int64_t n_steps) const {
+    std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
+    require_trace_memory(space, last - trace_first_step_ + 1);
+  }
+
   // Drops the trace's rows: it restarts at steps_done() (long runs that write it out
   // as they go keep its memory bounded).
   void restart_receivers(ExecutionSpace const& space) {
@@ -340,10 +347,8 @@ class Simulation {
       trace_ = trace_type(static_cast<float*>(nullptr), std::size_t(rows), 0);
       return;
     }
+    require_trace_memory(space, rows);
     double const row_bytes = double(columns) * sizeof(float);
-    require_memory(space, double(rows) * row_bytes,
-                   "the receivers' trace (" + std::to_string(rows) + " steps x " +
-                       std::to_string(columns) + (columns == 1 ? " receiver)" : " receivers)"));
     std::int64_t capacity = rows;
     if (had > rows / 2 && fits_in_memory(available_bytes(space), 2.0 * double(had) * row_bytes)) {
       capacity = 2 * had;  // had rows fit in memory: twice as many is far from overflow
@@ -358,6 +363,14 @@ class Simulation {
                    Kokkos::subview(trace_, old_rows, Kokkos::ALL), "wave2d::Simulation::receivers");
     }
     trace_ = grown;
+  }
+
+  void require_trace_memory(ExecutionSpace const& space, std::int64_t rows) const {
+    std::size_t const columns = scene_.receivers.size();
+    if (columns == 0) return;
+    require_memory(space, double(rows) * double(columns) * sizeof(float),
+                   "the receivers' trace (" + std::to_string(rows) + " steps x " +
+                       std::to_string(columns) + (columns == 1 ? " receiver)" : " receivers)"));
   }
 
   // What the constructor allocates per local cell, generously: the field pair, the cell

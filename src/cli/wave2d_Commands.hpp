@@ -40,6 +40,7 @@ struct RunOptions {
   std::string output_directory = "out";
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
+  std::string scale = "1";  // --scale: the pictures' amplitude, or "auto"
   bool allow_unstable = false;
   bool keep_last_finite = false;
   bool no_receivers = false;         // skip the receivers' files

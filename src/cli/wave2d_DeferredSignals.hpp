@@ -1,13 +1,15 @@
-// Signals held back while a run can still save itself: a last checkpoint, then the end.
+// Signals held back while a run can still save itself or clean up: a last checkpoint, a
+// child program ended and its temporary removed, then the end.
 #ifndef WAVE2D_CLI_DEFERRED_SIGNALS_HPP
 #define WAVE2D_CLI_DEFERRED_SIGNALS_HPP
 
 namespace wave2d::cli {
 
 // While one lives, SIGINT, SIGTERM and SIGHUP are only recorded (those the parent set
-// to be ignored stay ignored): the stepping loop asks pending() between chunks. When
-// it goes, they again remove the temporary files and end the process
-// (remove_temporary_files_on_signals), and one recorded meanwhile is raised then.
+// to be ignored stay ignored): the stepping loop asks pending() between chunks, the
+// video's maker while ffmpeg runs. When it goes, they again remove the temporary files
+// and end the process (remove_temporary_files_on_signals), and one recorded meanwhile is
+// raised then.
 class DeferredSignals {
  public:
   DeferredSignals();

@@ -88,10 +88,15 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->capture_default_str()
       ->type_name("DIR");
   run.add_option("--frames-every", options.frames_every,
-                 "Also write DIR/<scene>_00000.png ... every K steps and at the end, and with "
-                 "ffmpeg on PATH the video DIR/<scene>.mp4")
+                 "Also write DIR/<scene>.<step>.png at step 0, every K steps and at the end, "
+                 "and with ffmpeg on PATH the video DIR/<scene>.mp4")
       ->check(count_of_at_least(1))
       ->type_name("K");
+  run.add_option("--scale", options.scale,
+                 "The |u| at which the pictures' colours saturate, or auto: each picture's "
+                 "largest |u|; a colour bar beside the field gives the limits")
+      ->capture_default_str()
+      ->type_name("A|auto");
   run.add_option("--save-npy", options.npy_file,
                  "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
       ->type_name("FILE");

@@ -1,16 +1,23 @@
 #include <cli/wave2d_Commands.hpp>
+#include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_OutputFiles.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <climits>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -26,18 +33,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string frame_name(std::string const& stem, std::string const& number) {
-  return stem + "_" + number + ".png";
+// glob(3)'s special characters escaped, as ffmpeg's glob reads them.
+std::string glob_escaped(std::string const& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (std::string_view("\\*?[]{}").find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
 }
 
-// ffmpeg's image2 pattern of the frames: "%%" is a literal '%' in the directory's name.
-std::string frame_pattern(OutputFiles const& files) {
-  std::string directory;
-  for (char c : fs::absolute(files.directory).string()) {
-    directory += c == '%' ? std::string("%%") : std::string(1, c);
-  }
-  return (fs::path(directory) / frame_name(files.stem, "%05d")).string();
-}
+int frame_digits(std::int64_t last_step) { return int(std::to_string(last_step).size()); }
+
+// The image2 demuxer keeps the first 1023 bytes of its input's name.
+constexpr std::size_t ffmpeg_pattern_bytes = 1023;
 
 std::optional<fs::path> find_on_path(std::string_view program) {
   char const* const path = std::getenv("PATH");
@@ -56,8 +65,11 @@ std::optional<fs::path> find_on_path(std::string_view program) {
   }
 }
 
-// Runs `program` with `arguments`, without a shell, and returns its exit status.
-int run_program(fs::path const& program, std::vector<std::string> arguments) {
+// Runs `program` with `arguments`, without a shell: its exit status. A signal `signals`
+// holds back ends the program first (SIGTERM, then SIGKILL after 5 s), so that it writes
+// nothing after the run is gone.
+int run_program(fs::path const& program, std::vector<std::string> arguments,
+                DeferredSignals const& signals) {
   arguments.insert(arguments.begin(), program.string());
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
@@ -67,9 +79,22 @@ int run_program(fs::path const& program, std::vector<std::string> arguments) {
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
   }
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> terminated;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitpid");
+  while (true) {
+    pid_t const ended = ::waitpid(pid, &status, WNOHANG);
+    if (ended == pid) break;
+    if (ended < 0 && errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "waitpid");
+    }
+    if (signals.pending() && !terminated) {
+      ::kill(pid, SIGTERM);
+      terminated = Clock::now();
+    } else if (terminated && Clock::now() - *terminated > std::chrono::seconds(5)) {
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -78,10 +103,57 @@ int run_program(fs::path const& program, std::vector<std::string> arguments) {
 
 fs::path OutputFiles::image() const { return directory / (stem + ".png"); }
 
-fs::path OutputFiles::frame(std::int64_t index) const {
+void OutputFiles::write_picture(fs::path const& path, std::span<float const> u,
+                                Scene const& scene) const {
+  float amplitude = scale ? *scale : largest_amplitude(u, scene.walls);
+  if (!(amplitude > 0.0f)) amplitude = 1.0f;  // a field of zeros: the textbook's scale
+  RgbImage const picture =
+      render_field_with_colour_bar(u, scene.walls, scene.nx, scene.ny, amplitude);
+  char exact[32];
+  std::snprintf(exact, sizeof(exact), "%.9g", double(amplitude));
+  create_parent_directory(path);
+  write_png(path, picture.rgb, picture.width, picture.height,
+            {{"Software", "wave2d " WAVE2D_VERSION},
+             {"Description", "The field u of " + (scene.name.empty() ? stem : scene.name) +
+                                 ": blue at -" + exact + " and below, white at 0, red at " + exact +
+                                 " and above; walls black"},
+             {"wave2d scale", exact}});
+}
+
+std::optional<float> parse_scale(std::string const& text) {
+  if (text == "auto") return std::nullopt;
+  float value = 0.0f;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
+      !std::isfinite(value)) {
+    throw InputError("--scale: expected a positive amplitude or auto, got '" + text + "'");
+  }
+  return value;
+}
+
+fs::path OutputFiles::frame(std::int64_t step) const {
   char number[24];
-  std::snprintf(number, sizeof(number), "%05lld", static_cast<long long>(index));
-  return directory / frame_name(stem, number);
+  std::snprintf(number, sizeof(number), "%0*lld", frame_digits(last_step),
+                static_cast<long long>(step));
+  return directory / (stem + "." + number + ".png");
+}
+
+std::string OutputFiles::frame_glob() const {
+  std::string digits;
+  for (int i = 0; i < frame_digits(last_step); ++i) digits += "[0-9]";
+  return glob_escaped((fs::absolute(directory) / stem).string()) + "." + digits + ".png";
+}
+
+std::optional<std::int64_t> OutputFiles::frame_step(std::string const& name) const {
+  std::size_t const digits = std::size_t(frame_digits(last_step));
+  std::string const prefix = stem + ".";
+  if (name.size() != prefix.size() + digits + 4 || !name.starts_with(prefix) ||
+      !name.ends_with(".png")) {
+    return std::nullopt;
+  }
+  std::string const number = name.substr(prefix.size(), digits);
+  if (number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(number);
 }
 
 fs::path OutputFiles::video() const { return directory / (stem + ".mp4"); }
@@ -100,49 +172,6 @@ std::string file_stem(std::string_view name) {
   return stem;
 }
 
-void check_can_write(fs::path const& file) {
-  OutputTarget target;
-  try {
-    target = output_target(file);
-  } catch (OutputError const& e) {
-    throw InputError(e.what());
-  }
-  if (target.write_through) return;
-  auto const refuse = [&](std::string const& reason) {
-    throw InputError("cannot write '" + file.string() + "': " + reason);
-  };
-  if (!target.path.has_filename()) refuse("it is a directory");
-  // The nearest directory above that exists: the run creates the missing ones below it.
-  std::error_code error;
-  fs::path existing = target.path.parent_path();
-  while (!existing.empty() && !fs::exists(existing, error)) existing = existing.parent_path();
-  if (existing.empty()) existing = ".";
-  if (!fs::is_directory(existing, error)) refuse("'" + existing.string() + "' is not a directory");
-  // Found now, not when the run ends and the temporary is made.
-  long name_max = ::pathconf(existing.c_str(), _PC_NAME_MAX);
-  if (name_max <= 0) name_max = NAME_MAX;
-  fs::path const temporary = temporary_path(target.path);
-  for (auto const& name : temporary) {
-    if (name.native().size() > std::size_t(name_max)) {
-      refuse("the name '" + name.string() + "'" +
-             (name == temporary.filename() ? " of its temporary" : "") + " is longer than the " +
-             std::to_string(name_max) + " bytes a name may have");
-    }
-  }
-  if (fs::absolute(temporary).native().size() >= PATH_MAX) {
-    refuse("its path is longer than the " + std::to_string(PATH_MAX) + " bytes a path may have");
-  }
-  // Only creating a file tells for sure: access() says yes to root on /proc or a
-  // read-only mount.
-  auto const probe = existing / (".wave2d-probe." + std::to_string(::getpid()));
-  int const fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    refuse("cannot create files in '" + existing.string() + "': " + std::strerror(errno));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
-}
-
 namespace {
 
 // One name per file: links followed (a dangling one to the file an output would
@@ -153,7 +182,7 @@ fs::path identity(fs::path const& path) {
   if (fs::is_symlink(fs::symlink_status(path, error))) {
     try {
       target = output_target(path).path;
-    } catch (OutputError const&) {  // what check_can_write refuses: no file to compare
+    } catch (OutputError const&) {  // what probe_output refuses: no file to compare
     }
   }
   fs::path const resolved = fs::weakly_canonical(fs::absolute(target), error);
@@ -165,25 +194,29 @@ bool same_file(fs::path const& a, fs::path const& b) {
   return identity(a) == identity(b) || fs::equivalent(a, b, error);
 }
 
-// Whether `path` is one of frames 0 .. count - 1.
-bool is_frame(RunFiles const& files, fs::path const& path) {
-  if (!files.images || files.frame_count == 0) return false;
-  OutputFiles const& images = *files.images;
+// The step `path` would be the frame of: a name of the frames' pattern in their folder.
+std::optional<std::int64_t> frame_step(RunFiles const& files, fs::path const& path) {
+  if (!files.images || !files.frames) return std::nullopt;
   fs::path const file = identity(path);
-  if (file.parent_path() != identity(images.directory)) return false;
-  std::string const name = file.filename().string();
-  std::string const prefix = images.stem + "_";
-  if (!name.starts_with(prefix) || !name.ends_with(".png")) return false;
-  std::string const digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-  if (digits.empty() || digits.size() > 18 ||
-      digits.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  std::int64_t const index = std::stoll(digits);
-  return index < files.frame_count && images.frame(index).filename() == name;
+  if (file.parent_path() != identity(files.images->directory)) return std::nullopt;
+  return files.images->frame_step(file.filename().string());
 }
 
-}  // namespace
+// The folder holds no file ffmpeg's glob would take for a frame, other than the run's:
+// it would be in the video.
+void check_no_stray_frames(RunFiles const& files) {
+  if (!files.images || !files.frames) return;
+  std::error_code error;
+  for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
+       entry.increment(error)) {
+    auto const step = files.images->frame_step(entry->path().filename().string());
+    if (step && !files.frames->contains(*step)) {
+      throw InputError("'" + entry->path().string() +
+                       "' is named as the run's frames are, but is not one: ffmpeg would put it "
+                       "in the video (remove it, or write to another --output)");
+    }
+  }
+}
 
 void check_distinct(RunFiles const& files) {
   struct Named {
@@ -198,7 +231,7 @@ void check_distinct(RunFiles const& files) {
   if (files.images) {
     outputs.push_back(
         {"the image '" + files.images->image().string() + "'", files.images->image()});
-    if (files.frame_count > 0) {
+    if (files.frames) {
       outputs.push_back(
           {"the video '" + files.images->video().string() + "'", files.images->video()});
     }
@@ -214,7 +247,7 @@ void check_distinct(RunFiles const& files) {
       if (same_file(outputs[i].path, outputs[j].path))
         refuse(outputs[i], "is also " + outputs[j].what);
     }
-    if (is_frame(files, outputs[i].path)) refuse(outputs[i], "is also one of the frames");
+    if (frame_step(files, outputs[i].path)) refuse(outputs[i], "is named as the frames are");
     for (auto const& input : files.inputs) {
       if (same_file(outputs[i].path, input)) {
         refuse(outputs[i], "would overwrite the input '" + input.string() + "'");
@@ -227,8 +260,8 @@ void check_distinct(RunFiles const& files) {
     }
   }
   for (auto const& input : files.inputs) {
-    if (is_frame(files, input)) {
-      throw InputError("a frame of the run would overwrite the input '" + input.string() + "'");
+    if (frame_step(files, input)) {
+      throw InputError("the input '" + input.string() + "' is named as the frames are");
     }
   }
   if (files.npy && files.images) {
@@ -241,49 +274,134 @@ void check_distinct(RunFiles const& files) {
   }
 }
 
-void create_parent_directories(fs::path const& file) {
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+// `path` without "." and "..", nor a trailing separator: to tell which outputs are in the
+// output folder by their names.
+fs::path normal(fs::path const& path) {
+  fs::path const normal = path.lexically_normal();
+  return normal.has_filename() || !normal.has_parent_path() ? normal : normal.parent_path();
 }
 
-void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream& report,
+// Probes an output; one in the output folder, which the run makes, is probed in the new
+// folder probe_new_folder() has found possible.
+void probe(fs::path const& file, std::optional<fs::path> const& new_folder) {
+  try {
+    if (new_folder && normal(file).parent_path() == normal(*new_folder)) {
+      fs::path const made = normal(*new_folder);
+      check_output_name_lengths(file, made.has_parent_path() ? made.parent_path() : ".");
+    } else {
+      probe_output(file);
+    }
+  } catch (OutputError const& e) {
+    throw InputError(e.what());
+  }
+}
+
+}  // namespace
+
+void check_outputs(RunFiles const& files) {
+  // Refused before any name is resolved.
+  auto const refuse_empty = [](std::string const& option) {
+    throw InputError(option + ": the path is empty");
+  };
+  if (files.npy && files.npy->empty()) refuse_empty("--save-npy");
+  if (files.checkpoint && files.checkpoint->empty()) refuse_empty("--checkpoint-every");
+  if ((files.images && files.images->directory.empty()) ||
+      (!files.receivers.empty() && !files.receivers.front().has_parent_path())) {
+    refuse_empty("--output");
+  }
+  check_distinct(files);
+  check_no_stray_frames(files);
+  std::vector<fs::path> outputs;
+  if (files.npy) outputs.push_back(*files.npy);
+  if (files.checkpoint) outputs.push_back(*files.checkpoint);
+  std::optional<fs::path> directory;
+  if (files.images) {
+    directory = files.images->directory;
+    outputs.push_back(files.images->image());
+    if (files.frames) {
+      outputs.push_back(files.images->frame(files.frames->last));
+      outputs.push_back(files.images->video());
+    }
+  }
+  for (auto const& file : files.receivers) {
+    if (!directory) directory = file.parent_path();
+    outputs.push_back(file);
+  }
+  // A signal during a probe removes its temporary too.
+  remove_temporary_files_on_signals();
+  std::optional<fs::path> new_folder;
+  std::error_code error;
+  if (directory && !fs::exists(fs::symlink_status(*directory, error))) {
+    try {
+      probe_new_folder(*directory);
+    } catch (OutputError const& e) {
+      throw InputError(e.what());
+    }
+    new_folder = directory;
+  }
+  for (auto const& file : outputs) probe(file, new_folder);
+}
+
+void create_parent_directory(fs::path const& file) {
+  if (file.has_parent_path()) fs::create_directory(file.parent_path());
+}
+
+void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream& report,
                 std::ostream& notes) {
+  std::string const frames_are_kept = " (the frames are in " + files.directory.string() + ")\n";
   auto const ffmpeg = find_on_path("ffmpeg");
   if (!ffmpeg) {
-    notes << "wave2d: note: no ffmpeg on PATH, so no video (the frames are in "
-          << files.directory.string() << ")\n";
+    notes << "wave2d: note: no ffmpeg on PATH, so no video" << frames_are_kept;
     return;
   }
+  auto const no_video = [&](std::string const& why) {
+    notes << "wave2d: warning: no video: " << why << frames_are_kept;
+  };
+  for (std::int64_t step = 0;; step = std::min(steps.last, step + steps.every)) {
+    if (!fs::exists(files.frame(step))) {
+      return no_video("the frame '" + files.frame(step).string() + "' is missing");
+    }
+    if (step == steps.last) break;
+  }
+  std::string const pattern = files.frame_glob();
+  if (pattern.size() > ffmpeg_pattern_bytes) {
+    return no_video("the frames' path is longer than the " + std::to_string(ffmpeg_pattern_bytes) +
+                    " bytes ffmpeg reads of a pattern");
+  }
+  // SIGINT, SIGTERM and SIGHUP wait until ffmpeg has ended and its temporary is removed.
+  DeferredSignals signals;
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
-      int const status = run_program(*ffmpeg, {"-nostdin",
-                                               "-hide_banner",
-                                               "-loglevel",
-                                               "error",
-                                               "-y",
-                                               "-framerate",
-                                               "30",
-                                               "-start_number",
-                                               "0",
-                                               "-i",
-                                               frame_pattern(files),
-                                               "-frames:v",
-                                               std::to_string(frame_count),
-                                               "-vf",
-                                               "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                                               "-c:v",
-                                               "libx264",
-                                               "-pix_fmt",
-                                               "yuv420p",
-                                               "-f",
-                                               "mp4",
-                                               fs::absolute(temporary).string()});
+      int const status = run_program(*ffmpeg,
+                                     {"-nostdin",
+                                      "-hide_banner",
+                                      "-loglevel",
+                                      "error",
+                                      "-y",
+                                      "-framerate",
+                                      "30",
+                                      "-pattern_type",
+                                      "glob",
+                                      "-i",
+                                      pattern,
+                                      "-vf",
+                                      "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                      "-c:v",
+                                      "libx264",
+                                      "-pix_fmt",
+                                      "yuv420p",
+                                      "-f",
+                                      "mp4",
+                                      fs::absolute(temporary).string()},
+                                     signals);
+      if (signals.pending()) throw OutputError("interrupted");
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });
     report << "wrote " << files.video().string() << "\n";
   } catch (std::exception const& e) {
-    notes << "wave2d: warning: no video: " << e.what() << " (the frames are in "
-          << files.directory.string() << ")\n";
+    if (signals.pending()) signals.end_by_pending_signal();
+    no_video(e.what());
   }
 }
 

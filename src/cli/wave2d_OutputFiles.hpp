@@ -2,10 +2,13 @@
 #ifndef WAVE2D_CLI_OUTPUT_FILES_HPP
 #define WAVE2D_CLI_OUTPUT_FILES_HPP
 
+#include <wave2d/scene/wave2d_Scene.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,30 +17,56 @@ namespace wave2d::cli {
 
 struct OutputFiles {
   std::filesystem::path directory;
-  std::string stem;  // the scene's name, safe as a file name
+  std::string stem;            // the scene's name, safe as a file name
+  std::int64_t last_step = 0;  // the run's: frame numbers are as wide as it
+  // Where the pictures' colours saturate: |u| = scale, or each picture's largest |u|
+  // when empty (`--scale auto`).
+  std::optional<float> scale = 1.0f;
 
-  std::filesystem::path image() const;                    // DIR/<stem>.png
-  std::filesystem::path frame(std::int64_t index) const;  // DIR/<stem>_00000.png
-  std::filesystem::path video() const;                    // DIR/<stem>.mp4
+  // The field as a PNG (the image, a frame) with its colour bar, the scale in a tEXt
+  // chunk; the output folder made when missing.
+  void write_picture(std::filesystem::path const& path, std::span<float const> u,
+                     Scene const& scene) const;
+
+  std::filesystem::path image() const;  // DIR/<stem>.png
+  // The frame of a step, numbered by it: DIR/<stem>.<step>.png, the step zero-padded to
+  // the width of the last step (double-slit.0200.png in a run of 1000 steps), so that the
+  // names sort as the steps do.
+  std::filesystem::path frame(std::int64_t step) const;
+  // ffmpeg's -pattern_type glob of the frames: DIR/<stem>.[0-9]...[0-9].png, glob(3)'s
+  // special characters in DIR escaped.
+  std::string frame_glob() const;
+  // The step a name in DIR of the frames' pattern stands for; nothing for another name.
+  std::optional<std::int64_t> frame_step(std::string const& name) const;
+  std::filesystem::path video() const;  // DIR/<stem>.mp4
   // The receivers' trace: DIR/<stem>.receivers.npy, .csv and .png (its plot).
   std::filesystem::path receivers(std::string_view extension) const;
 };
+
+// The steps of a run's frames: 0, every `every`-th and the last, whether this run or the
+// one it resumed stepped there.
+struct FrameSteps {
+  std::int64_t every = 1;
+  std::int64_t last = 0;
+
+  bool contains(std::int64_t step) const {
+    return step >= 0 && step <= last && (step % every == 0 || step == last);
+  }
+  std::int64_t count() const { return last / every + 1 + (last % every != 0 ? 1 : 0); }
+};
+
+// --scale: a positive amplitude, or nothing for "auto". InputError for anything else.
+std::optional<float> parse_scale(std::string const& text);
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
 // become '_', so that it can name no other directory nor be read as a pattern; other
 // bytes (UTF-8) stay, so that names in other scripts stay distinct.
 std::string file_stem(std::string_view name);
 
-// Throws InputError unless `file` can be written: its target (links followed) is a
-// character device written through, or a file whose directory is writable or
-// can be created (create_parent_directories does that later), and whose every name,
-// its temporary's included, is within the file system's NAME_MAX and PATH_MAX.
-void check_can_write(std::filesystem::path const& file);
-
-// What a run writes and reads, to be told apart before it starts.
+// What a run writes and reads, to be told apart and checked before it starts.
 struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
-  std::int64_t frame_count = 0;       // frames 0 .. frame_count - 1 of `images`
+  std::optional<FrameSteps> frames;   // of `images`
   std::optional<std::filesystem::path> npy;
   std::vector<std::filesystem::path> receivers;  // the receivers' files written
   std::optional<std::filesystem::path> checkpoint;
@@ -45,17 +74,24 @@ struct RunFiles {
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
 };
 
-// Throws InputError when two outputs are one file (links, "..", hard links seen through),
-// when --save-npy names the output directory or one above it, or when an output would
-// overwrite an input (the checkpoint may be the one resumed).
-void check_distinct(RunFiles const& files);
+// Throws InputError unless every output can be written when the run has its results:
+// no two outputs are one file (links, "..", hard links seen through), --save-npy is not
+// the output folder, no output overwrites an input (the checkpoint may be the one
+// resumed) nor is named as the frames are, the output folder holds no file of the
+// frames' pattern that is not one of the run's frames (ffmpeg would put it in the video),
+// and each file passes probe_output(). The output folder may be missing, to be made by
+// the run, if probe_new_folder() finds it can be. Every other output's folder must exist.
+void check_outputs(RunFiles const& files);
 
-void create_parent_directories(std::filesystem::path const& file);
+// Makes the folder of `file` when it is missing, but not the folders above it, which
+// check_outputs() found.
+void create_parent_directory(std::filesystem::path const& file);
 
-// Assembles frames 0 .. frame_count - 1 into files.video() with ffmpeg (H.264, yuv420p,
-// 30 fps). The video is a convenience: a missing or failing ffmpeg costs only the video,
+// Assembles the frames of `steps` into files.video() with ffmpeg (H.264, yuv420p, 30 fps),
+// once every one of them is there (those of a run this one resumed included). The video
+// is a convenience: a missing frame, a missing or failing ffmpeg costs only the video,
 // with a line on `notes` saying so.
-void make_video(OutputFiles const& files, std::int64_t frame_count, std::ostream& report,
+void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream& report,
                 std::ostream& notes);
 
 }  // namespace wave2d::cli

@@ -109,11 +109,6 @@ Simulation<ExecutionSpace> start_simulation(ExecutionSpace const& space, RunPlan
   }
 }
 
-void write_image(fs::path const& path, std::vector<float> const& u, Scene const& scene) {
-  create_parent_directories(path);
-  write_png(path, render_field(u, scene.walls, scene.nx, scene.ny), scene.nx, scene.ny);
-}
-
 ReceiverTrace make_trace(Scene const& scene, std::vector<float> values, std::int64_t first_step) {
   return {std::move(values), receiver_names(scene), first_step, scene.t0, scene.dt};
 }
@@ -143,7 +138,7 @@ void write_checkpoint(ExecutionSpace const& space, Simulation<ExecutionSpace> co
   data.receivers_hash = receivers_hash(plan.scene);
   data.trace_first_step = simulation.receivers_first_step();
   data.trace = to_host(space, simulation.receivers());
-  create_parent_directories(plan.checkpoint_file);
+  create_parent_directory(plan.checkpoint_file);
   wave2d::write_checkpoint(plan.checkpoint_file, data);
 }
 
@@ -350,8 +345,8 @@ struct Divergence {
 struct Stepping {
   double seconds = 0.0;          // of the stepping alone, fenced
   std::int64_t steps = 0;        // stepped by this run: fewer than the plan's when resumed
-  std::int64_t first_frame = 0;  // its index: frames are numbered from step 0, resumed or not
-  std::int64_t frames = 0;
+  std::int64_t first_frame = 0;  // the step of the first frame this run wrote
+  std::int64_t frames = 0;       // written by this run
   std::optional<Divergence> divergence;  // then the run holds the last finite state
 };
 
@@ -402,8 +397,16 @@ void end_on_signal(Run& run, RunPlan const& plan, DeferredSignals& signals, bool
 template <class Run>
 Stepping step(Run& run, RunPlan const& plan) {
   Stepping stepping;
-  // Step start's frame, if any, is the earlier run's.
-  if (plan.frames_every) stepping.first_frame = run.steps_done() / *plan.frames_every;
+  auto const write_frame = [&] {
+    std::int64_t const now = run.steps_done();
+    if (stepping.frames++ == 0) stepping.first_frame = now;
+    std::vector<float> const current = run.current_on_host();
+    run.together([&] {
+      if (run.root()) plan.files.write_picture(plan.files.frame(now), current, plan.scene);
+    });
+  };
+  // A resumed run's earlier frames are the run it resumed's.
+  if (plan.frames_every && run.steps_done() == 0) write_frame();
   std::optional<LastFinite<Run>> last_finite;
   run.together([&] { last_finite.emplace(run); });
   last_finite->save(run);
@@ -431,13 +434,7 @@ Stepping step(Run& run, RunPlan const& plan) {
     }
     last_finite->save(run);
     std::int64_t const now = run.steps_done();
-    if (is_due(plan.frames_every, now, plan.steps)) {
-      std::vector<float> const current = run.current_on_host();
-      fs::path const frame = plan.files.frame(stepping.first_frame + stepping.frames++);
-      run.together([&] {
-        if (run.root()) write_image(frame, current, plan.scene);
-      });
-    }
+    if (is_due(plan.frames_every, now, plan.steps)) write_frame();
     if (is_due(plan.checkpoint_every, now, plan.steps)) {
       run.write_checkpoint(plan);
       checkpointed = now;
@@ -497,8 +494,8 @@ void print_build_notes(RunPlan const& plan) {
 }
 
 // The pair (u(t_{n-1}), u(t_n)) on the host as the NPY and the image, and the video of the
-// frames written before. Frames first_frame .. first_frame + frames - 1 were written by this run;
-// the video takes every frame from 0 on (those of the run a resumed one continues too).
+// frames written before: `frames` by this run from step first_frame on, to the last step;
+// the video takes every frame from step 0 on (those of the run a resumed one continues too).
 void write_results(RunPlan const& plan, std::vector<float> const& previous,
                    std::vector<float> const& current, std::int64_t first_frame, std::int64_t frames,
                    std::optional<ReceiverTrace> const& trace) {
@@ -506,7 +503,7 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
   if (trace) {
     fs::path const npy = plan.files.receivers("npy");
     fs::path const csv = plan.files.receivers("csv");
-    create_parent_directories(npy);
+    create_parent_directory(npy);
     write_npy(npy, trace->values, trace->rows(), std::int64_t(trace->names.size()));
     write_receivers_csv(csv, *trace);
     std::cout << "wrote " << npy.string() << ", " << csv.filename().string();
@@ -518,21 +515,20 @@ void write_results(RunPlan const& plan, std::vector<float> const& previous,
               << counted(trace->rows(), "row") << ")\n";
   }
   if (plan.npy_file) {
-    create_parent_directories(*plan.npy_file);
+    create_parent_directory(*plan.npy_file);
     write_npy(*plan.npy_file, previous, current, scene.nx, scene.ny);
     std::cout << "wrote " << plan.npy_file->string() << "\n";
   }
   if (plan.images) {
-    write_image(plan.files.image(), current, scene);
+    plan.files.write_picture(plan.files.image(), current, scene);
     std::cout << "wrote " << plan.files.image().string() << "\n";
   }
   if (frames > 0) {
-    std::int64_t const last = first_frame + frames - 1;
     std::cout << "wrote " << counted(frames, "frame") << " "
               << plan.files.frame(first_frame).string();
-    if (frames > 1) std::cout << " .. " << plan.files.frame(last).filename().string();
+    if (frames > 1) std::cout << " .. " << plan.files.frame(plan.steps).filename().string();
     std::cout << "\n";
-    make_video(plan.files, last + 1, std::cout, std::cerr);
+    make_video(plan.files, {*plan.frames_every, plan.steps}, std::cout, std::cerr);
   }
 }
 
@@ -766,11 +762,14 @@ void plan_ranks(RunOptions const& options, RunPlan& plan) {
 #endif
 }
 
-// The images, frames, array and receivers' files the run writes, each checked writable.
+// The images, frames, array and receivers' files the run writes (check_outputs proves them
+// writable).
 void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
   std::string const& name = plan.scene.name;
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  plan.files.last_step = plan.steps;
+  plan.files.scale = parse_scale(options.scale);
   bool const builtin_name = std::ranges::any_of(
       builtin_scenes(), [&](BuiltinSceneInfo const& info) { return info.name == name; });
   if (!files.inputs.empty() && builtin_name) {
@@ -781,19 +780,11 @@ void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
   if (plan.images) {
     plan.frames_every = options.frames_every;
     files.images = plan.files;
-    check_can_write(plan.files.image());
-    if (plan.frames_every) {
-      files.frame_count = (plan.steps + *plan.frames_every - 1) / *plan.frames_every;
-      if (files.frame_count > 0) {
-        check_can_write(plan.files.frame(files.frame_count - 1));  // the longest name
-        check_can_write(plan.files.video());
-      }
-    }
+    if (plan.frames_every) files.frames = FrameSteps{*plan.frames_every, plan.steps};
   }
   if (options.npy_file) {
     plan.npy_file = *options.npy_file;
     files.npy = plan.npy_file;
-    check_can_write(*plan.npy_file);
   }
   if (!plan.scene.receivers.empty() && !options.no_receivers) {
     plan.receivers = true;
@@ -801,7 +792,6 @@ void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
     for (char const* extension : {"npy", "csv", "png"}) {
       if (extension == std::string_view("png") && !plan.receivers_plot) continue;
       files.receivers.push_back(plan.files.receivers(extension));
-      check_can_write(files.receivers.back());
     }
   }
 }
@@ -821,7 +811,6 @@ void plan_checkpoints(RunOptions const& options, RunPlan& plan, RunFiles& files)
     plan.checkpoint_every = options.checkpoint_every;
     plan.checkpoint_file = options.checkpoint_file;
     files.checkpoint = plan.checkpoint_file;
-    check_can_write(plan.checkpoint_file);
   }
   if (options.resume_file) {
     plan.resume_file = *options.resume_file;
@@ -833,8 +822,10 @@ void plan_checkpoints(RunOptions const& options, RunPlan& plan, RunFiles& files)
 // set up); `auto` takes the checkpoint's backend.
 void read_resume(RunPlan& plan) {
   try {
-    plan.resume = read_checkpoint(*plan.resume_file);
-    check_checkpoint_matches(*plan.resume_file, plan.resume, plan.scene, plan.resume.numerics);
+    // The scene before the fields are read; the backend's numerics once it is set up.
+    plan.resume = read_checkpoint(*plan.resume_file, [&](CheckpointData const& header) {
+      check_checkpoint_matches(*plan.resume_file, header, plan.scene, header.numerics);
+    });
   } catch (CheckpointError const& e) {
     throw InputError(e.what());
   }
@@ -896,7 +887,7 @@ void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments)
   RunFiles files{.inputs = std::move(loaded.files)};
   plan_outputs(options, plan, files);
   plan_checkpoints(options, plan, files);
-  check_distinct(files);
+  check_outputs(files);
   if (plan.resume_file) read_resume(plan);
   remove_temporary_files_on_signals();
   on_space(plan.space, plan.backend, [&]<class ExecutionSpace>() {

@@ -400,8 +400,9 @@ class SimulationOn final : public AnySimulation {
   void resume(fs::path const& path) override {
     Access const access(*this, Access::changes);
     auto& simulation = get();
-    CheckpointData const data = read_checkpoint(path);
-    check_checkpoint_matches(path, data, simulation.scene(), numerics());
+    CheckpointData const data = read_checkpoint(path, [&](CheckpointData const& header) {
+      check_checkpoint_matches(path, header, simulation.scene(), numerics());
+    });
     set_state(simulation, data.previous.data(), data.current.data(), data.step);
     using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

@@ -1,11 +1,15 @@
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+
+#include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -43,6 +47,30 @@ std::uint64_t hash_bytes(void const* data, std::size_t size) {
   unavailable();
 #endif
 }
+
+// XXH3-64 of bytes given in parts, as they are written or read.
+class Checksum {
+ public:
+#if defined(WAVE2D_HAVE_CHECKPOINTS)
+  Checksum() : state_(XXH3_createState()) {
+    if (state_ == nullptr) throw std::bad_alloc();
+    XXH3_64bits_reset(state_);
+  }
+  ~Checksum() { XXH3_freeState(state_); }
+  void update(void const* data, std::size_t size) { XXH3_64bits_update(state_, data, size); }
+  std::uint64_t digest() const { return XXH3_64bits_digest(state_); }
+
+ private:
+  XXH3_state_t* state_;
+#else
+  Checksum() = default;
+  void update(void const*, std::size_t) {}
+  std::uint64_t digest() const { unavailable(); }
+#endif
+ public:
+  Checksum(Checksum const&) = delete;
+  Checksum& operator=(Checksum const&) = delete;
+};
 
 template <class T>
 void append(std::string& bytes, T const& value) {
@@ -157,19 +185,12 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
   std::string const header = header_bytes(data);
   std::size_t const field_bytes = cells * sizeof(float);
   std::size_t const trace_bytes = data.trace.size() * sizeof(float);
-#if defined(WAVE2D_HAVE_CHECKPOINTS)
-  XXH3_state_t* state = XXH3_createState();
-  if (state == nullptr) throw std::bad_alloc();
-  XXH3_64bits_reset(state);
-  XXH3_64bits_update(state, header.data(), header.size());
-  XXH3_64bits_update(state, data.previous.data(), field_bytes);
-  XXH3_64bits_update(state, data.current.data(), field_bytes);
-  XXH3_64bits_update(state, data.trace.data(), trace_bytes);
-  std::uint64_t const checksum = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-#else
-  std::uint64_t const checksum = 0;
-#endif
+  Checksum hash;
+  hash.update(header.data(), header.size());
+  hash.update(data.previous.data(), field_bytes);
+  hash.update(data.current.data(), field_bytes);
+  hash.update(data.trace.data(), trace_bytes);
+  std::uint64_t const checksum = hash.digest();
   write_file_atomically(path, [&](fs::path const& temporary) {
     int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -195,87 +216,159 @@ void write_checkpoint(fs::path const& path, CheckpointData const& data) {
   });
 }
 
-CheckpointData read_checkpoint(fs::path const& path) {
-  if (!can_checkpoint) unavailable();
-  std::string const name = "checkpoint '" + path.string() + "'";
-  auto const refuse = [&](std::string const& reason) -> CheckpointError {
-    return CheckpointError(name + " " + reason);
-  };
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) {
-    throw refuse(fs::exists(path, error) ? "is not a regular file" : "does not exist");
+namespace {
+
+// What the fixed header says, checked to be possible: sizes that add up without overflow.
+struct Header {
+  CheckpointData data;  // without numerics, fields nor trace
+  std::uint64_t numerics_hash = 0;
+  std::uint32_t numerics_size = 0;
+  std::size_t field_bytes = 0;
+  std::size_t trace_bytes = 0;
+
+  std::size_t file_bytes() const {
+    return fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw refuse(std::string("cannot be read: ") + std::strerror(errno));
-  std::string const bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw refuse("cannot be read");
-  std::string_view rest = bytes;
-  if (rest.size() < sizeof(magic) || std::memcmp(rest.data(), magic, sizeof(magic)) != 0) {
+};
+
+template <class Refuse>
+Header parse_header(std::string_view bytes, Refuse const& refuse) {
+  if (bytes.size() < sizeof(magic) || std::memcmp(bytes.data(), magic, sizeof(magic)) != 0) {
     throw refuse("is not a wave2d checkpoint");
   }
-  if (rest.size() < fixed_header_bytes) throw refuse("is truncated (in its header)");
-  rest.remove_prefix(sizeof(magic));
-  auto const version = take<std::uint32_t>(rest);
+  if (bytes.size() < fixed_header_bytes) throw refuse("is truncated (in its header)");
+  bytes.remove_prefix(sizeof(magic));
+  auto const version = take<std::uint32_t>(bytes);
   if (version != checkpoint_format_version) {
     throw refuse("has format version " + std::to_string(version) +
                  ", this wave2d " WAVE2D_VERSION " reads version " +
                  std::to_string(checkpoint_format_version));
   }
-  CheckpointData data;
-  data.nx = take<std::int32_t>(rest);
-  data.ny = take<std::int32_t>(rest);
-  data.step = take<std::int64_t>(rest);
-  data.scene_hash = take<std::uint64_t>(rest);
-  data.receivers = take<std::uint32_t>(rest);
-  data.receivers_hash = take<std::uint64_t>(rest);
-  data.trace_first_step = take<std::int64_t>(rest);
-  auto const numerics_hash = take<std::uint64_t>(rest);
-  auto const numerics_size = take<std::uint32_t>(rest);
-  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || numerics_size > 4096 ||
+  Header header;
+  CheckpointData& data = header.data;
+  data.nx = take<std::int32_t>(bytes);
+  data.ny = take<std::int32_t>(bytes);
+  data.step = take<std::int64_t>(bytes);
+  data.scene_hash = take<std::uint64_t>(bytes);
+  data.receivers = take<std::uint32_t>(bytes);
+  data.receivers_hash = take<std::uint64_t>(bytes);
+  data.trace_first_step = take<std::int64_t>(bytes);
+  header.numerics_hash = take<std::uint64_t>(bytes);
+  header.numerics_size = take<std::uint32_t>(bytes);
+  if (data.nx <= 0 || data.ny <= 0 || data.step < 0 || header.numerics_size > 4096 ||
       data.receivers > max_receivers || data.trace_first_step < 0 ||
       data.trace_first_step > data.step) {
     throw refuse("is corrupted (impossible header)");
   }
-  std::size_t const field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
-  if (field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
-      field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
+  header.field_bytes = std::size_t(data.nx) * std::size_t(data.ny) * sizeof(float);
+  if (header.field_bytes / sizeof(float) / std::size_t(data.nx) != std::size_t(data.ny) ||
+      header.field_bytes > (std::numeric_limits<std::size_t>::max() - 8192) / 4) {
     throw refuse("is corrupted (impossible header)");
   }
-  // The trace, bounded as the fields are: the sum below cannot overflow.
+  // The trace, bounded as the fields are: file_bytes() cannot overflow.
   std::uint64_t const rows = std::uint64_t(data.step - data.trace_first_step) + 1;
   std::size_t const row_bytes = std::size_t(data.receivers) * sizeof(float);
   if (row_bytes != 0 && rows > std::numeric_limits<std::size_t>::max() / 4 / row_bytes) {
     throw refuse("is corrupted (impossible header)");
   }
-  std::size_t const trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
-  std::size_t const expected =
-      fixed_header_bytes + numerics_size + 2 * field_bytes + trace_bytes + checksum_bytes;
-  if (bytes.size() < expected) {
-    throw refuse("is truncated: " + std::to_string(bytes.size()) + " bytes, expected " +
-                 std::to_string(expected));
+  header.trace_bytes = row_bytes == 0 ? 0 : std::size_t(rows) * row_bytes;
+  return header;
+}
+
+}  // namespace
+
+CheckpointData read_checkpoint(
+    fs::path const& path, std::function<void(CheckpointData const& header)> const& check_header) {
+  if (!can_checkpoint) unavailable();
+  std::string const name = "checkpoint '" + path.string() + "'";
+  auto const refuse = [&](std::string const& reason) -> CheckpointError {
+    return CheckpointError(name + " " + reason);
+  };
+  std::optional<detail::InputFile> file;
+  try {
+    file.emplace(path, "checkpoint");
+  } catch (detail::InputFileError const& e) {
+    throw refuse(e.missing() ? "does not exist" : e.what());
   }
-  if (bytes.size() > expected) {
-    throw refuse("is corrupted: " + std::to_string(bytes.size()) + " bytes, expected " +
-                 std::to_string(expected));
+  auto const read = [&](void* data, std::size_t count) {
+    try {
+      if (file->read(data, count) != count) throw refuse("is truncated: it shrank while read");
+    } catch (detail::InputFileError const& e) {
+      throw refuse(e.what());
+    }
+  };
+  // The sizes first: nothing more is read of a file that is not the size its header gives,
+  // nor allocated beyond the host's memory.
+  std::string fixed(std::min<std::uint64_t>(file->size(), fixed_header_bytes), '\0');
+  read(fixed.data(), fixed.size());
+  Header header = parse_header(fixed, refuse);
+  if (file->size() != header.file_bytes()) {
+    throw refuse((file->size() < header.file_bytes() ? "is truncated: " : "is corrupted: ") +
+                 std::to_string(file->size()) + " bytes, expected " +
+                 std::to_string(header.file_bytes()));
   }
-  std::uint64_t stored = 0;
-  std::memcpy(&stored, bytes.data() + expected - checksum_bytes, checksum_bytes);
-  if (hash_bytes(bytes.data(), expected - checksum_bytes) != stored) {
-    throw refuse("is corrupted (its checksum does not match)");
-  }
-  data.numerics.assign(rest.data(), numerics_size);
-  rest.remove_prefix(numerics_size);
-  if (hash_bytes(data.numerics.data(), data.numerics.size()) != numerics_hash) {
+  CheckpointData& data = header.data;
+  check_checkpoint_memory(path, data);
+  data.numerics.resize(header.numerics_size);
+  read(data.numerics.data(), data.numerics.size());
+  if (hash_bytes(data.numerics.data(), data.numerics.size()) != header.numerics_hash) {
     throw refuse("is corrupted (its numerics hash does not match)");
   }
-  std::size_t const cells = field_bytes / sizeof(float);
-  data.previous.resize(cells);
-  data.current.resize(cells);
-  std::memcpy(data.previous.data(), rest.data(), field_bytes);
-  std::memcpy(data.current.data(), rest.data() + field_bytes, field_bytes);
-  data.trace.resize(trace_bytes / sizeof(float));
-  if (trace_bytes > 0) std::memcpy(data.trace.data(), rest.data() + 2 * field_bytes, trace_bytes);
-  return data;
+  if (check_header) check_header(data);
+
+  Checksum checksum;
+  checksum.update(fixed.data(), fixed.size());
+  checksum.update(data.numerics.data(), data.numerics.size());
+  auto const read_values = [&](std::vector<float>& values, std::size_t bytes) {
+    values.resize(bytes / sizeof(float));
+    read(values.data(), bytes);
+    checksum.update(values.data(), bytes);
+  };
+  read_values(data.previous, header.field_bytes);
+  read_values(data.current, header.field_bytes);
+  read_values(data.trace, header.trace_bytes);
+  std::uint64_t stored = 0;
+  read(&stored, sizeof(stored));
+  if (checksum.digest() != stored) throw refuse("is corrupted (its checksum does not match)");
+  check_checkpoint_finite(path, data);
+  return std::move(data);
+}
+
+void check_checkpoint_memory(fs::path const& path, CheckpointData const& header) {
+  double const values = 2.0 * double(header.nx) * double(header.ny) +
+                        double(header.trace_rows()) * double(header.receivers);
+  if (auto const shortfall = detail::host_memory_shortfall("its " + std::to_string(header.nx) +
+                                                               " x " + std::to_string(header.ny) +
+                                                               " grid with the receivers' trace",
+                                                           values * sizeof(float))) {
+    throw CheckpointError("checkpoint '" + path.string() + "' is too large: " + *shortfall);
+  }
+}
+
+void check_checkpoint_finite(fs::path const& path, CheckpointData const& data) {
+  auto const first_not_finite = [](std::vector<float> const& values) {
+    return std::size_t(std::find_if(values.begin(), values.end(),
+                                    [](float value) { return !std::isfinite(value); }) -
+                       values.begin());
+  };
+  auto const refuse = [&](float value, std::string const& where) {
+    throw CheckpointError("checkpoint '" + path.string() + "' holds " + std::to_string(value) +
+                          " in " + where + ": no run can go on from a state that is not finite");
+  };
+  std::size_t const nx = std::size_t(std::max(data.nx, 1));
+  for (auto const& [field, step] :
+       {std::pair(&data.previous, data.step - 1), std::pair(&data.current, data.step)}) {
+    if (std::size_t const i = first_not_finite(*field); i < field->size()) {
+      refuse((*field)[i], "u at step " + std::to_string(step) + ", cell (" +
+                              std::to_string(i % nx) + ", " + std::to_string(i / nx) + ")");
+    }
+  }
+  if (std::size_t const i = first_not_finite(data.trace); i < data.trace.size()) {
+    refuse(data.trace[i],
+           "the receivers' trace after step " +
+               std::to_string(data.trace_first_step + std::int64_t(i / data.receivers)) +
+               ", receiver " + std::to_string(i % data.receivers));
+  }
 }
 
 void check_checkpoint_matches(fs::path const& path, CheckpointData const& data, Scene const& scene,

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -92,9 +93,23 @@ struct CheckpointData {
 // file is the previous checkpoint or this one, never a mix. OutputError when it cannot.
 void write_checkpoint(std::filesystem::path const& path, CheckpointData const& data);
 
-// Reads and checks a checkpoint: magic, format version, size, checksum. CheckpointError
-// for a missing, truncated, corrupted or foreign file or another format version.
-CheckpointData read_checkpoint(std::filesystem::path const& path);
+// Reads and checks a checkpoint. Before its fields are read: the magic, the format
+// version, the header's sizes against the file's, the memory the fields and the trace
+// need, then `check_header` (a CheckpointData without fields nor trace: to refuse a
+// checkpoint of another scene before reading it). After: the checksum, and every value
+// finite. CheckpointError for a missing, truncated, corrupted or foreign file, another
+// format version, one too large for memory or holding a value that is not finite.
+CheckpointData read_checkpoint(
+    std::filesystem::path const& path,
+    std::function<void(CheckpointData const& header)> const& check_header = {});
+
+// CheckpointError unless the fields and trace the header of `data` describes fit in the
+// host's available memory: for a reader to call before it allocates them.
+void check_checkpoint_memory(std::filesystem::path const& path, CheckpointData const& header);
+
+// CheckpointError naming the first value of the fields or the trace that is not finite: a
+// state no run can go on from.
+void check_checkpoint_finite(std::filesystem::path const& path, CheckpointData const& data);
 
 // CheckpointError unless the checkpoint was written for this scene (hash, grid and
 // receivers' cells) and with these numerics.

@@ -1,6 +1,5 @@
 #include <wave2d/io/wave2d_MaskImage.hpp>
 
-#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/io/detail/wave2d_InputFile.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
@@ -9,8 +8,10 @@
 #include <png.h>
 #endif
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -23,13 +24,12 @@ namespace {
   throw SceneError(path.string() + ": " + problem);
 }
 
-// The whole image, read only when it fits in memory.
-std::string read_bytes(std::filesystem::path const& path) {
-  auto const available = detail::host_available_bytes();
-  return detail::read_input_file(
-      path, "image",
-      available ? std::uint64_t(*available) : std::numeric_limits<std::uint64_t>::max());
-}
+// Read before the file's size is judged: any PGM header a program writes, a PNG's IHDR.
+constexpr std::size_t header_bytes = 64u << 10;
+// No image of a header's size is longer than this and 64 bytes a pixel: room enough for
+// a plain PGM's whitespace and comments and for a PNG's worst compression and metadata.
+constexpr std::uint64_t metadata_bytes = 64u << 20;
+constexpr std::uint64_t max_bytes_per_pixel = 64;
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -43,8 +43,10 @@ std::string pixel_name(std::uint64_t i, std::int32_t width) {
 // decimal numbers between whitespace, where '#' comments out the rest of a line.
 class PgmText {
  public:
-  PgmText(std::filesystem::path const& path, std::string_view bytes, std::size_t position)
-      : path_(path), bytes_(bytes), position_(position) {}
+  // `complete`: `bytes` are the whole file, not its first header_bytes.
+  PgmText(std::filesystem::path const& path, std::string_view bytes, std::size_t position,
+          bool complete = true)
+      : path_(path), bytes_(bytes), position_(position), complete_(complete) {}
 
   std::uint64_t number(std::string const& what) {
     skip_blanks();
@@ -56,6 +58,7 @@ class PgmText {
     if (last == first) {
       fail(path_, "expected the " + what + ", found '" + std::string(1, *first) + "'");
     }
+    if (last == end && !complete_) header_too_long();
     position_ = std::size_t(last - bytes_.data());
     return error == std::errc::result_out_of_range ? std::numeric_limits<std::uint64_t>::max()
                                                    : value;
@@ -63,6 +66,7 @@ class PgmText {
 
   // A binary PGM's pixels start after the single whitespace byte that ends the header.
   std::size_t binary_data_start() const {
+    if (position_ == bytes_.size() && !complete_) header_too_long();
     if (position_ == bytes_.size()) fail(path_, "truncated: the file ends after the header");
     if (!is_space(bytes_[position_])) fail(path_, "no whitespace after the maximum gray value");
     return position_ + 1;
@@ -76,6 +80,11 @@ class PgmText {
   std::size_t remaining() const { return bytes_.size() - position_; }
 
  private:
+  [[noreturn]] void header_too_long() const {
+    fail(path_,
+         "the header is longer than the " + std::to_string(header_bytes) + " bytes read for it");
+  }
+
   void skip_blanks() {
     while (position_ < bytes_.size()) {
       char const c = bytes_[position_];
@@ -88,11 +97,13 @@ class PgmText {
         return;
       }
     }
+    if (!complete_) header_too_long();  // a comment or a number may go on past the end
   }
 
   std::filesystem::path const& path_;
   std::string_view bytes_;
   std::size_t position_;
+  bool complete_;
 };
 
 std::int32_t image_extent(std::filesystem::path const& path, std::uint64_t value,
@@ -111,19 +122,53 @@ void check_pixel_memory(std::filesystem::path const& path, MaskImage const& mask
       double(mask.width) * double(mask.height) * (1.0 + decoding));
 }
 
-// With `pixels` false, only the header is read: the mask's size, no pixels.
-MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes, bool pixels) {
-  bool const binary = bytes[1] == '5';
-  PgmText text(path, bytes, 2);
-  MaskImage mask;
-  mask.width = image_extent(path, text.number("width"), "width");
-  mask.height = image_extent(path, text.number("height"), "height");
-  std::uint64_t const maxval = text.number("maximum gray value");
-  if (maxval == 0 || maxval > 65535) {
-    fail(path, "the maximum gray value must lie in 1..65535, got " + std::to_string(maxval));
+struct PgmHeader {
+  MaskImage size;  // without pixels
+  std::uint64_t maxval = 0;
+  bool binary = false;
+  std::size_t end = 0;  // where the maximum gray value ends
+};
+
+// `bytes` may be the first header_bytes of the file only (`complete` false).
+PgmHeader read_pgm_header(std::filesystem::path const& path, std::string_view bytes,
+                          bool complete) {
+  PgmText text(path, bytes, 2, complete);
+  PgmHeader header;
+  header.binary = bytes[1] == '5';
+  header.size.width = image_extent(path, text.number("width"), "width");
+  header.size.height = image_extent(path, text.number("height"), "height");
+  header.maxval = text.number("maximum gray value");
+  if (header.maxval == 0 || header.maxval > 65535) {
+    fail(path, "the maximum gray value must lie in 1..65535, got " + std::to_string(header.maxval));
   }
-  if (!pixels) return mask;
-  auto const count = std::uint64_t(mask.width) * std::uint64_t(mask.height);
+  header.end = bytes.size() - text.remaining();
+  return header;
+}
+
+std::uint64_t pixel_count(MaskImage const& size) {
+  return std::uint64_t(size.width) * std::uint64_t(size.height);
+}
+
+// A binary PGM's size is exact: its pixels follow the header's single whitespace byte.
+void check_binary_pgm_size(std::filesystem::path const& path, std::string_view bytes, bool complete,
+                           PgmHeader const& header, std::uint64_t file_size) {
+  std::size_t const start = PgmText(path, bytes, header.end, complete).binary_data_start();
+  std::uint64_t const expected = pixel_count(header.size) * (header.maxval < 256 ? 1 : 2);
+  std::uint64_t const found = file_size - start;
+  if (found != expected) {
+    fail(path, (found < expected ? "truncated pixel data: " : "extra bytes after the pixels: ") +
+                   std::to_string(header.size.width) + " x " + std::to_string(header.size.height) +
+                   " pixels need " + std::to_string(expected) + " bytes, the file has " +
+                   std::to_string(found));
+  }
+}
+
+// The pixels of the whole file `bytes`, whose header is `header`.
+MaskImage read_pgm_pixels(std::filesystem::path const& path, std::string_view bytes,
+                          PgmHeader const& header) {
+  MaskImage mask = header.size;
+  std::uint64_t const maxval = header.maxval;
+  auto const count = pixel_count(mask);
   auto const check = [&](std::uint64_t i, std::uint64_t value) {
     if (value > maxval) {
       fail(path, pixel_name(i, mask.width) + " is " + std::to_string(value) +
@@ -131,25 +176,18 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes, bo
     }
     return std::uint8_t(2 * value < maxval);
   };
+  PgmText text(path, bytes, header.end);
 
-  if (binary) {
-    std::uint64_t const sample_size = maxval < 256 ? 1 : 2;
-    std::size_t const start = text.binary_data_start();
-    std::uint64_t const expected = count * sample_size;
-    std::uint64_t const found = bytes.size() - start;
-    if (found != expected) {
-      fail(path, (found < expected ? "truncated pixel data: " : "extra bytes after the pixels: ") +
-                     std::to_string(mask.width) + " x " + std::to_string(mask.height) +
-                     " pixels need " + std::to_string(expected) + " bytes, the file has " +
-                     std::to_string(found));
-    }
-    auto const* data = reinterpret_cast<unsigned char const*>(bytes.data() + start);
+  if (header.binary) {
+    auto const* data =
+        reinterpret_cast<unsigned char const*>(bytes.data() + text.binary_data_start());
+    bool const two_bytes = maxval >= 256;
     check_pixel_memory(path, mask, 0.0);
     mask.dark.resize(count);
     for (std::uint64_t i = 0; i < count; ++i) {
       // Two-byte samples are big-endian.
       std::uint64_t const value =
-          sample_size == 1 ? data[i] : (std::uint64_t(data[2 * i]) << 8) | data[2 * i + 1];
+          two_bytes ? (std::uint64_t(data[2 * i]) << 8) | data[2 * i + 1] : data[i];
       mask.dark[i] = check(i, value);
     }
     return mask;
@@ -175,9 +213,15 @@ MaskImage read_pgm(std::filesystem::path const& path, std::string_view bytes, bo
 }
 
 constexpr std::string_view png_signature = "\x89PNG\r\n\x1a\n";
+constexpr bool has_png =
+#if defined(WAVE2D_HAVE_PNG)
+    true;
+#else
+    false;
+#endif
 
 #if defined(WAVE2D_HAVE_PNG)
-MaskImage read_png(std::filesystem::path const& path, std::string_view bytes, bool pixels) {
+MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size())) {
@@ -187,10 +231,6 @@ MaskImage read_png(std::filesystem::path const& path, std::string_view bytes, bo
   // PNG itself limits both sizes to 2^31 - 1.
   mask.width = std::int32_t(image.width);
   mask.height = std::int32_t(image.height);
-  if (!pixels) {
-    png_image_free(&image);
-    return mask;
-  }
   try {
     check_pixel_memory(path, mask, 2.0);
   } catch (...) {
@@ -214,23 +254,99 @@ MaskImage read_png(std::filesystem::path const& path, std::string_view bytes, bo
 }
 #endif
 
+[[noreturn]] void png_unavailable(std::filesystem::path const& path) {
+  fail(path,
+       "PNG masks need libpng, and this build of wave2d has none "
+       "(install libpng-dev and rebuild, or convert the mask to PGM)");
+}
+
+// A PNG's size from its IHDR, the first chunk: length 13, "IHDR", then the width and the
+// height, big-endian, each in 1 .. 2^31 - 1.
+MaskImage png_size(std::filesystem::path const& path, std::string_view bytes) {
+  auto const big_endian_32 = [&](std::size_t at) {
+    std::uint32_t value = 0;
+    for (std::size_t i = at; i < at + 4; ++i) value = value << 8 | std::uint8_t(bytes[i]);
+    return value;
+  };
+  if (bytes.size() < 24 || big_endian_32(8) != 13 || bytes.substr(12, 4) != "IHDR") {
+    fail(path, "cannot decode the PNG: it does not begin with its IHDR chunk");
+  }
+  std::uint32_t const width = big_endian_32(16);
+  std::uint32_t const height = big_endian_32(20);
+  auto const largest = std::uint32_t(std::numeric_limits<std::int32_t>::max());
+  if (width == 0 || height == 0 || width > largest || height > largest) {
+    fail(path, "cannot decode the PNG: its IHDR gives the size " + std::to_string(width) + " x " +
+                   std::to_string(height));
+  }
+  MaskImage size;
+  size.width = std::int32_t(width);
+  size.height = std::int32_t(height);
+  return size;
+}
+
+// A plain PGM or a PNG longer than any image of its header's size may be is refused
+// before it is read.
+void check_file_size(std::filesystem::path const& path, MaskImage const& size,
+                     std::uint64_t file_size) {
+  double const most = double(metadata_bytes) + double(pixel_count(size)) * max_bytes_per_pixel;
+  if (double(file_size) > most) {
+    fail(path, "the file has " + std::to_string(file_size) + " bytes, more than the " +
+                   std::to_string(std::uint64_t(most)) + " an image of " +
+                   std::to_string(size.width) + " x " + std::to_string(size.height) +
+                   " pixels may take");
+  }
+}
+
+// The header first, from the file's first header_bytes; the rest only when the file's
+// size is one the image may have, and fits in memory. With `pixels` false, the size alone.
 MaskImage read_mask(std::filesystem::path const& path, bool pixels) {
-  std::string const bytes = read_bytes(path);
-  if (bytes.empty()) fail(path, "the file is empty");
+  std::optional<detail::InputFile> file;
+  try {
+    file.emplace(path, "image");
+  } catch (detail::InputFileError const& e) {
+    fail(path, e.what());
+  }
+  auto const read = [&](char* data, std::size_t count) {
+    try {
+      if (file->read(data, count) != count) fail(path, "the file shrank while it was read");
+    } catch (detail::InputFileError const& e) {
+      fail(path, e.what());
+    }
+  };
+  if (file->size() == 0) fail(path, "the file is empty");
+  std::string bytes(std::min<std::uint64_t>(file->size(), header_bytes), '\0');
+  read(bytes.data(), bytes.size());
+  bool const complete = bytes.size() == file->size();
+
+  std::optional<PgmHeader> pgm;
+  MaskImage size;
   if (bytes.size() > 2 && bytes[0] == 'P' && (bytes[1] == '2' || bytes[1] == '5') &&
       (is_space(bytes[2]) || bytes[2] == '#')) {
-    return read_pgm(path, bytes, pixels);
+    pgm = read_pgm_header(path, bytes, complete);
+    size = pgm->size;
+  } else if (std::string_view(bytes).starts_with(png_signature)) {
+    if (!has_png) png_unavailable(path);
+    size = png_size(path, bytes);
+  } else {
+    fail(path, "not an image wave2d reads: expected a PGM (P2 or P5) or a PNG");
   }
-  if (std::string_view(bytes).starts_with(png_signature)) {
+  if (!pixels) return size;
+
+  if (pgm && pgm->binary) {
+    check_binary_pgm_size(path, bytes, complete, *pgm, file->size());
+  } else {
+    check_file_size(path, size, file->size());
+  }
+  detail::check_host_memory(path, "the image file", double(file->size()));
+  std::size_t const start = bytes.size();
+  bytes.resize(file->size());
+  read(bytes.data() + start, bytes.size() - start);
+  if (pgm) return read_pgm_pixels(path, bytes, *pgm);
 #if defined(WAVE2D_HAVE_PNG)
-    return read_png(path, bytes, pixels);
+  return read_png(path, bytes);
 #else
-    fail(path,
-         "PNG masks need libpng, and this build of wave2d has none "
-         "(install libpng-dev and rebuild, or convert the mask to PGM)");
+  png_unavailable(path);
 #endif
-  }
-  fail(path, "not an image wave2d reads: expected a PGM (P2 or P5) or a PNG");
 }
 
 }  // namespace

@@ -1,18 +1,30 @@
 #include <wave2d/io/wave2d_Output.hpp>
 
+#include <wave2d/io/detail/wave2d_DigitFont.hpp>
+
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 
 #include <climits>
 #include <csignal>
 
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(WAVE2D_HAVE_PNG)
@@ -70,6 +82,103 @@ extern "C" void remove_temporaries_and_reraise(int signal_number) {
   std::raise(signal_number);
 }
 
+// Every name of `target` and of its temporary within NAME_MAX of `folder`, the whole
+// within PATH_MAX: found now, not when the run ends and the temporary is made.
+void check_name_lengths(fs::path const& path, fs::path const& target, fs::path const& folder) {
+  long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  fs::path const temporary = temporary_path(target);
+  for (auto const& name : temporary) {
+    if (name.native().size() > std::size_t(name_max)) {
+      fail(path, "the name '" + name.string() + "'" +
+                     (name == temporary.filename() ? " of its temporary" : "") +
+                     " is longer than the " + std::to_string(name_max) + " bytes a name may have");
+    }
+  }
+  if (fs::absolute(temporary).native().size() >= PATH_MAX) {
+    fail(path,
+         "its path is longer than the " + std::to_string(PATH_MAX) + " bytes a path may have");
+  }
+}
+
+// What chattr +i or +a says of a file or folder: nothing can replace it (or, for a folder,
+// nothing in it). Empty where the file system keeps no such flags or they cannot be read.
+std::string replacement_forbidden_by_flags(fs::path const& path) {
+  int const fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  int flags = 0;
+  int const got = ::ioctl(fd, FS_IOC_GETFLAGS, &flags);
+  ::close(fd);
+  if (got != 0) return {};
+  if (flags & FS_IMMUTABLE_FL) return "immutable (chattr +i)";
+  if (flags & FS_APPEND_FL) return "append-only (chattr +a)";
+  return {};
+}
+
+bool has_effective_capability(int capability) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (::syscall(SYS_capget, &header, data) != 0) return ::geteuid() == 0;
+  return (data[capability / 32].effective >> (capability % 32)) & 1u;
+}
+
+// The kernel's rule for removing or replacing a name in a sticky folder (/tmp): only the
+// file's owner, the folder's or a CAP_FOWNER process may. A probe cannot try it without
+// replacing the file, so the rule is applied as the kernel does.
+void check_sticky_folder(fs::path const& path, fs::path const& target, fs::path const& folder) {
+  struct stat folder_status {};
+  struct stat target_status {};
+  if (::stat(folder.c_str(), &folder_status) != 0 || !(folder_status.st_mode & S_ISVTX)) return;
+  if (::lstat(target.c_str(), &target_status) != 0) return;  // nothing to replace
+  uid_t const user = ::geteuid();
+  if (target_status.st_uid == user || folder_status.st_uid == user ||
+      has_effective_capability(CAP_FOWNER)) {
+    return;
+  }
+  fail(path, "it belongs to another user (uid " + std::to_string(target_status.st_uid) +
+                 ") in the sticky folder '" + folder.string() +
+                 "', where only they can replace it");
+}
+
+// Creates `temporary`, renames it to a name as long and removes it: what a write will do
+// in `folder`, short of replacing its target. Why it could not, when it could not.
+std::optional<std::string> try_create_and_rename(fs::path const& temporary,
+                                                 fs::path const& folder) {
+  fs::path const renamed = fs::path(temporary).replace_extension(".new");
+  RegisteredTemporary const registered(temporary);
+  RegisteredTemporary const registered_renamed(renamed);
+  int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::string const reason = describe_errno();
+    return "cannot create files in '" + folder.string() + "': " + reason;
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), renamed.c_str()) != 0) {
+    std::string const reason = describe_errno();
+    ::unlink(temporary.c_str());
+    return "cannot rename files in '" + folder.string() + "': " + reason;
+  }
+  ::unlink(renamed.c_str());
+  return std::nullopt;
+}
+
+// The textbook's colour map, saturating at |u| = scale: red above 0, blue below, white at
+// 0. fmin saturates the NaN of an unstable run too.
+void paint(float value, float scale, std::uint8_t* pixel) {
+  auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) / scale * 255.0f, 255.0f));
+  pixel[0] = value > 0.0f ? 255 : fade;
+  pixel[1] = fade;
+  pixel[2] = value > 0.0f ? fade : 255;
+}
+
+void check_scale(float scale, char const* function) {
+  if (!(scale > 0.0f) || !std::isfinite(scale)) {
+    throw std::invalid_argument(std::string(function) +
+                                ": the scale must be positive and finite, got " +
+                                std::to_string(scale));
+  }
+}
+
 std::size_t cells_of(std::int32_t nx, std::int32_t ny, char const* function) {
   if (nx <= 0 || ny <= 0) {
     throw std::invalid_argument(std::string(function) + ": the size must be positive, got " +
@@ -123,7 +232,7 @@ void flush_stream(png_structp png) { static_cast<std::ostream*>(png_get_io_ptr(p
 // Holds no object with a destructor, so that libpng's longjmp skips none. Returns
 // false, with libpng's message in `error`, when libpng fails.
 bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width, png_uint_32 height,
-                PngMessage& error) {
+                png_text* text, int text_count, PngMessage& error) {
   png_structp png =
       png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, on_png_error, on_png_warning);
   if (png == nullptr) return false;
@@ -139,6 +248,7 @@ bool encode_png(std::ostream& out, std::uint8_t const* rgb, png_uint_32 width, p
   png_set_write_fn(png, &out, write_to_stream, flush_stream);
   png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (text_count > 0) png_set_text(png, info, text, text_count);
   png_write_info(png, info);
   for (png_uint_32 y = 0; y < height; ++y) {
     png_write_row(png, rgb + std::size_t(y) * width * 3);
@@ -177,6 +287,73 @@ OutputTarget output_target(fs::path const& path) {
 fs::path temporary_path(fs::path const& target) {
   return target.parent_path() /
          ("." + target.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+}
+
+void probe_output(fs::path const& path) {
+  if (path.empty()) fail(path, "the path is empty");
+  OutputTarget const target = output_target(path);
+  if (target.write_through) return;
+  if (!target.path.has_filename()) fail(path, "it is a directory");
+  fs::path const folder = target.path.has_parent_path() ? target.path.parent_path() : ".";
+  std::error_code error;
+  auto const folder_type = fs::status(folder, error).type();
+  if (folder_type == fs::file_type::not_found) {
+    fail(path, "the folder '" + folder.string() + "' does not exist");
+  }
+  if (folder_type != fs::file_type::directory) {
+    fail(path, "'" + folder.string() + "' is not a directory");
+  }
+  check_name_lengths(path, target.path, folder);
+  if (auto const flags = replacement_forbidden_by_flags(folder); !flags.empty()) {
+    fail(path, "the folder '" + folder.string() + "' is " + flags);
+  }
+  if (fs::exists(fs::symlink_status(target.path, error))) {
+    if (auto const flags = replacement_forbidden_by_flags(target.path); !flags.empty()) {
+      fail(path, "it is " + flags + ", so it cannot be replaced");
+    }
+    check_sticky_folder(path, target.path, folder);
+  }
+  if (auto const reason = try_create_and_rename(temporary_path(target.path), folder)) {
+    fail(path, *reason);
+  }
+}
+
+void probe_new_folder(fs::path const& folder) {
+  auto const fail_to_make = [&](std::string const& reason) {
+    throw OutputError("cannot make the folder '" + folder.string() + "': " + reason);
+  };
+  fs::path const made = folder.has_filename() ? folder : folder.parent_path();  // "o/"
+  fs::path const parent = made.has_parent_path() ? made.parent_path() : ".";
+  std::error_code error;
+  auto const parent_type = fs::status(parent, error).type();
+  if (parent_type == fs::file_type::not_found) {
+    fail_to_make("the folder '" + parent.string() + "' does not exist");
+  }
+  if (parent_type != fs::file_type::directory) {
+    fail_to_make("'" + parent.string() + "' is not a directory");
+  }
+  long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (made.filename().native().size() > std::size_t(name_max)) {
+    fail_to_make("the name '" + made.filename().string() + "' is longer than the " +
+                 std::to_string(name_max) + " bytes a name may have");
+  }
+  // An append-only folder would keep the probe's own.
+  if (auto const flags = replacement_forbidden_by_flags(parent); !flags.empty()) {
+    fail_to_make("the folder '" + parent.string() + "' is " + flags);
+  }
+  char host[65] = "";
+  ::gethostname(host, sizeof(host) - 1);
+  fs::path const probe =
+      parent / (".wave2d-probe." + std::string(host) + "." + std::to_string(::getpid()));
+  if (::mkdir(probe.c_str(), 0700) != 0) fail_to_make(describe_errno());
+  auto const reason = try_create_and_rename(probe / ".probe.tmp", parent);
+  ::rmdir(probe.c_str());
+  if (reason) fail_to_make(*reason);
+}
+
+void check_output_name_lengths(fs::path const& path, fs::path const& folder) {
+  check_name_lengths(path, path, folder);
 }
 
 void remove_temporary_files_on_signals() {
@@ -252,32 +429,105 @@ void write_npy(fs::path const& path, std::span<float const> values, std::int64_t
 
 std::vector<std::uint8_t> render_field(std::span<float const> u,
                                        std::span<std::uint8_t const> walls, std::int32_t nx,
-                                       std::int32_t ny) {
+                                       std::int32_t ny, float scale) {
   auto const cells = cells_of(nx, ny, "wave2d::render_field");
   check_size(u.size(), cells, "wave2d::render_field", "the field");
   if (!walls.empty()) check_size(walls.size(), cells, "wave2d::render_field", "the wall mask");
+  check_scale(scale, "wave2d::render_field");
   std::vector<std::uint8_t> rgb(3 * cells);
   for (std::size_t i = 0; i < cells; ++i) {
-    std::uint8_t* pixel = &rgb[3 * i];
     if (!walls.empty() && walls[i] != 0) continue;  // black
-    float const value = u[i];
-    // The textbook's colour map; fmin also saturates the NaN of an unstable run.
-    auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) * 255.0f, 255.0f));
-    pixel[0] = value > 0.0f ? 255 : fade;
-    pixel[1] = fade;
-    pixel[2] = value > 0.0f ? fade : 255;
+    paint(u[i], scale, &rgb[3 * i]);
   }
   return rgb;
 }
 
+float largest_amplitude(std::span<float const> u, std::span<std::uint8_t const> walls) {
+  float largest = 0.0f;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    if ((walls.empty() || walls[i] == 0) && std::isfinite(u[i])) {
+      largest = std::fmax(largest, std::fabs(u[i]));
+    }
+  }
+  return largest;
+}
+
+std::string colour_bar_label(float value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", double(value));
+  return text;
+}
+
+RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
+                                      std::int32_t nx, std::int32_t ny, float scale) {
+  std::vector<std::uint8_t> const field = render_field(u, walls, nx, ny, scale);
+  int const size = std::max(1, ny / 100);  // of a font pixel: the labels grow with the picture
+  int const gap = 2 * size;
+  int const bar = 4 * size;  // inside its frame of one black pixel
+  std::string const labels[] = {colour_bar_label(scale), "0", colour_bar_label(-scale)};
+  int label_width = 0;
+  for (auto const& label : labels)
+    label_width = std::max(label_width, detail::text_width(label, size));
+  std::int64_t const width = std::int64_t(nx) + gap + bar + 2 + gap + label_width + gap;
+  std::int64_t const height = std::max<std::int64_t>(ny, 3 * detail::glyph_height * size + 2 * gap);
+  if (width > std::numeric_limits<std::int32_t>::max()) {
+    throw std::invalid_argument("wave2d::render_field_with_colour_bar: " + std::to_string(nx) +
+                                " columns leave no room for the colour bar");
+  }
+  RgbImage image{std::vector<std::uint8_t>(3 * std::size_t(width * height), 255),
+                 std::int32_t(width), std::int32_t(height)};
+  auto const pixel = [&](std::int64_t x, std::int64_t y) {
+    return &image.rgb[3 * std::size_t(y * width + x)];
+  };
+  for (std::int64_t y = 0; y < ny; ++y) {
+    std::copy_n(&field[3 * std::size_t(y) * std::size_t(nx)], 3 * std::size_t(nx), pixel(0, y));
+  }
+  // +scale at the top row, -scale at the bottom one, in the field's colours.
+  std::int64_t const left = std::int64_t(nx) + gap;
+  for (std::int64_t y = 0; y < height; ++y) {
+    float const value = scale * (1.0f - 2.0f * float(y) / float(height - 1));
+    for (std::int64_t x = left; x < left + bar + 2; ++x) {
+      bool const frame = x == left || x == left + bar + 1 || y == 0 || y == height - 1;
+      std::uint8_t* p = pixel(x, y);
+      if (frame) {
+        p[0] = p[1] = p[2] = 0;
+      } else {
+        paint(value, scale, p);
+      }
+    }
+  }
+  std::int64_t const text_left = left + bar + 2 + gap;
+  std::int64_t const text_height = detail::glyph_height * size;
+  std::int64_t const rows[] = {0, (height - text_height) / 2, height - text_height};
+  for (int i = 0; i < 3; ++i) {
+    detail::draw_text(image.rgb, width, text_left, rows[i], labels[i], size);
+  }
+  return image;
+}
+
 void write_png(fs::path const& path, std::span<std::uint8_t const> rgb, std::int32_t width,
-               std::int32_t height) {
+               std::int32_t height, std::vector<PngText> const& text) {
   auto const pixels = cells_of(width, height, "wave2d::write_png");
   check_size(rgb.size(), 3 * pixels, "wave2d::write_png", "the RGB image");
+  for (auto const& chunk : text) {
+    if (chunk.keyword.empty() || chunk.keyword.size() > 79) {
+      throw std::invalid_argument("wave2d::write_png: a tEXt keyword has 1 to 79 characters, '" +
+                                  chunk.keyword + "' has " + std::to_string(chunk.keyword.size()));
+    }
+  }
 #if defined(WAVE2D_HAVE_PNG)
+  // libpng copies the texts: these point into `text`, which outlives the call.
+  std::vector<png_text> chunks(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+    chunks[i].key = const_cast<char*>(text[i].keyword.c_str());
+    chunks[i].text = const_cast<char*>(text[i].text.c_str());
+    chunks[i].text_length = text[i].text.size();
+  }
   write_stream_atomically(path, [&](std::ostream& out) {
     PngMessage error{};
-    if (!encode_png(out, rgb.data(), png_uint_32(width), png_uint_32(height), error)) {
+    if (!encode_png(out, rgb.data(), png_uint_32(width), png_uint_32(height), chunks.data(),
+                    int(chunks.size()), error)) {
       fail(path, "libpng: " + std::string(error.data()));
     }
   });

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace wave2d {
@@ -36,6 +37,27 @@ OutputTarget output_target(std::filesystem::path const& path);
 // The hidden name, unique to this process, under which a file is written beside
 // `target` before it is renamed into place.
 std::filesystem::path temporary_path(std::filesystem::path const& target);
+
+// Throws OutputError unless write_file_atomically(path, ...) can put a file there now, so
+// that a program finds out before its work rather than after: the path is not empty, its
+// target (links followed) is written through or lies in a folder that exists, every name
+// of it and of its temporary fits the file system's NAME_MAX and PATH_MAX, neither the
+// folder nor the target is immutable or append-only, a target that exists may be replaced
+// (a sticky folder lets only its owner, the target's or a CAP_FOWNER process do that), and
+// a temporary can be created there and renamed, then is removed.
+void probe_output(std::filesystem::path const& path);
+
+// Throws OutputError unless `folder`, which does not exist yet, can be made and files
+// written in it atomically: the folder above exists, is neither immutable nor append-only,
+// the name fits NAME_MAX, and a folder of this process's own made beside it takes a
+// temporary that is renamed; then all is removed, so that runs probing at once never meet.
+void probe_new_folder(std::filesystem::path const& folder);
+
+// Throws OutputError unless every name of `path` and of its temporary fits the NAME_MAX of
+// the file system `folder` is on, and the whole PATH_MAX: for a file of a folder that
+// probe_new_folder() found can be made.
+void check_output_name_lengths(std::filesystem::path const& path,
+                               std::filesystem::path const& folder);
 
 // Has `write` produce a file at temporary_path() of the target of `path`, then renames
 // it to that target. If `write` throws or the rename fails, the temporary is removed
@@ -65,10 +87,30 @@ void write_npy(std::filesystem::path const& path, std::span<float const> values,
                std::int64_t columns);
 
 // RGB8 pixels of a field, row y = 0 first: walls black, positive values red, negative
-// blue, white at 0, saturated from |u| = 1 on. `walls` is nx * ny or empty (none).
+// blue, white at 0, saturated from |u| = scale on (the textbook's: 1). `walls` is nx * ny
+// or empty (none).
 std::vector<std::uint8_t> render_field(std::span<float const> u,
                                        std::span<std::uint8_t const> walls, std::int32_t nx,
-                                       std::int32_t ny);
+                                       std::int32_t ny, float scale = 1.0f);
+
+// The largest |u| of a field's finite values outside the walls (0 for none): the scale at
+// which a picture of it uses the whole colour map.
+float largest_amplitude(std::span<float const> u, std::span<std::uint8_t const> walls);
+
+struct RgbImage {
+  std::vector<std::uint8_t> rgb;  // width x height RGB8 pixels, row 0 (the top) first
+  std::int32_t width = 0;
+  std::int32_t height = 0;
+};
+
+// render_field()'s picture with a colour bar on its right, from +scale (red, at the top)
+// through 0 (white) to -scale (blue), and its three values written beside it in a 3 x 5
+// pixel font of digits, '.', '-', '+' and 'e', enlarged with the picture.
+RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
+                                      std::int32_t nx, std::int32_t ny, float scale);
+
+// How render_field_with_colour_bar() writes a scale: "%.3g" ("1", "0.25", "1.5e-05").
+std::string colour_bar_label(float value);
 
 // Whether this build writes PNG images: it needs libpng.
 inline constexpr bool can_write_png =
@@ -78,9 +120,16 @@ inline constexpr bool can_write_png =
     false;
 #endif
 
-// An 8-bit RGB PNG of width x height pixels. Throws OutputError when built without libpng.
+// A PNG tEXt chunk: a keyword of 1 to 79 Latin-1 characters, and its text.
+struct PngText {
+  std::string keyword;
+  std::string text;
+};
+
+// An 8-bit RGB PNG of width x height pixels, with `text` as tEXt chunks. Throws
+// OutputError when built without libpng.
 void write_png(std::filesystem::path const& path, std::span<std::uint8_t const> rgb,
-               std::int32_t width, std::int32_t height);
+               std::int32_t width, std::int32_t height, std::vector<PngText> const& text = {});
 
 }  // namespace wave2d
 

@@ -145,7 +145,7 @@ TEST_F(CliOutputs, MissingFoldersOfExplicitPathsAreRefused) {
   }
   if (can_write_png) {
     expect_refused_first(wave2d(small_run({"--output", "a/b"})),
-                         "cannot make the output folder 'a/b': the folder 'a' does not exist");
+                         "cannot make the folder 'a/b': the folder 'a' does not exist");
   }
   EXPECT_TRUE(work_contents().empty());
   Result const made = wave2d(small_run({"--output", "o", "--save-npy", "o/f.npy"}));

@@ -1,5 +1,6 @@
-// probe_output: an output that cannot be written is found before the work, and the probe
-// says what the write itself would meet: each refusal is checked against a real write.
+// probe_output and probe_new_folder: an output that cannot be written is found before the
+// work, and the probe says what the write itself would meet: each refusal is checked
+// against a real write.
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d_TestFiles.hpp>
 #include <wave2d_TestUsers.hpp>
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace wave2d::test {
@@ -156,6 +158,74 @@ TEST(ProbeOutput, RefusesAnotherUsersFileInAStickyFolder) {
   // Root has CAP_FOWNER: the rule lets it through, and the write succeeds.
   EXPECT_EQ(probe(theirs), "");
   EXPECT_EQ(write(theirs), "");
+}
+
+// probe_new_folder's message, empty when it finds the folder can be made.
+std::string probe_folder(fs::path const& folder) {
+  try {
+    probe_new_folder(folder);
+    return {};
+  } catch (OutputError const& e) {
+    return e.what();
+  }
+}
+
+// A folder not there yet is probed in one of the process's own beside it, then nothing is
+// left; its name and the folder above are checked as the folder's own.
+TEST(ProbeNewFolder, FindsWhetherAFolderCanBeMadeAndLeavesNothing) {
+  TemporaryDirectory directory;
+  fs::path const folder = directory.path() / "new";
+  EXPECT_EQ(probe_folder(folder), "");
+  EXPECT_EQ(probe_folder(fs::path(folder) += "/"), "");
+  EXPECT_TRUE(directory.contents().empty());
+  fs::path const deeper = directory.path() / "a" / "b";
+  EXPECT_EQ(probe_folder(deeper), "cannot make the folder '" + deeper.string() +
+                                      "': the folder '" + (directory.path() / "a").string() +
+                                      "' does not exist");
+  fs::path const long_name = directory.path() / std::string(256, 'n');
+  EXPECT_TRUE(contains(probe_folder(long_name), "is longer than the 255 bytes a name may have"))
+      << probe_folder(long_name);
+  {
+    InodeFlag const append_only(directory.path(), FS_APPEND_FL);
+    if (append_only.set()) {
+      EXPECT_TRUE(contains(probe_folder(folder), "is append-only (chattr +a)"));
+    }
+  }
+  EXPECT_TRUE(directory.contents().empty());
+}
+
+// Processes probing one new folder at once (ranks of a distributed run, runs of a sweep)
+// never meet: each probes in a folder of its own.
+TEST(ProbeNewFolder, ProcessesProbingAtOnceNeverMeet) {
+  TemporaryDirectory directory;
+  fs::path const folder = directory.path() / "shared";
+  std::vector<pid_t> children;
+  for (int child = 0; child < 6; ++child) {
+    pid_t const pid = ::fork();
+    if (pid == 0) {
+      for (int i = 0; i < 100; ++i) {
+        if (!probe_folder(folder).empty()) ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a probe failed";
+  }
+  EXPECT_TRUE(directory.contents().empty());
+}
+
+TEST(ProbeNewFolder, RefusesAFolderTheUserCannotWriteIn) {
+  if (::geteuid() != 0) GTEST_SKIP() << needs_root;
+  TemporaryDirectory directory;
+  fs::permissions(directory.path(), fs::perms::owner_all | fs::perms::others_exec);
+  fs::path const folder = directory.path() / "new";
+  EXPECT_EQ(as_user(other_user, [&] { return probe_folder(folder); }),
+            "cannot make the folder '" + folder.string() + "': Permission denied");
+  EXPECT_TRUE(directory.contents().empty());
 }
 
 }  // namespace

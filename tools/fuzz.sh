@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the scene-file loader, the mask readers and the checkpoint reader with libFuzzer
-# for a bounded time:
+# Fuzzes the scene-file loader, the mask readers, the checkpoint reader and the Python module's
+# scene dicts with libFuzzer for a bounded time:
 #   tools/fuzz.sh [SECONDS_EACH] [BUILD_DIR]         (defaults: 60, build-fuzz)
-# Needs Clang with libFuzzer (Debian: clang). A finding stops its test, which fails and
-# leaves the input as crash-*/leak-*/timeout-* in the build directory's tests folder.
+# Needs Clang with libFuzzer (Debian: clang), and for the scene dicts python3-dev and
+# pybind11-dev. A finding stops its test, which fails and leaves the input as
+# crash-*/leak-*/timeout-* in the build directory's tests folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

@@ -8,12 +8,45 @@ namespace {
 // sides, and the scene's own copy.
 double floats_per_cell(bool speed_map) { return speed_map ? 13.0 : 10.0; }
 
+std::string grid_text(std::int64_t nx, std::int64_t ny) {
+  return "the " + std::to_string(nx) + " x " + std::to_string(ny) + " grid";
+}
+
+// "<what> needs about X of memory, more than the Y available to <where>"
+InputError too_large(std::string const& what, char const* needs, double bytes,
+                     std::optional<double> available, std::string const& where) {
+  std::string const limit =
+      available && bytes > *available
+          ? "the " + wave2d::detail::human_bytes(*available) + " available to " + where
+          : std::string("an allocation can hold");
+  return InputError(what + " " + needs + " about " + wave2d::detail::human_bytes(bytes) +
+                    " of memory, more than " + limit);
+}
+
 }  // namespace
 
-double estimated_bytes(Scene const& scene) {
-  // The receivers' trace: a float per receiver and step (scene.steps: the run's).
-  double const trace = double(scene.steps + 1) * double(scene.receivers.size());
-  return (double(scene.cells()) * floats_per_cell(!scene.speed.empty()) + trace) * sizeof(float);
+MemoryEstimate estimated_bytes(Scene const& scene) {
+  // In double: no step count (--steps takes any int64) can wrap it.
+  return {double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float),
+          (double(scene.steps) + 1.0) * double(scene.receivers.size()) * sizeof(float)};
+}
+
+std::optional<InputError> memory_error(Scene const& scene, std::optional<double> available,
+                                       std::string const& where) {
+  MemoryEstimate const needed = estimated_bytes(scene);
+  if (fits_in_memory(available, needed.grid + needed.trace)) return std::nullopt;
+  std::string const grid = grid_text(scene.nx, scene.ny);
+  if (!fits_in_memory(available, needed.grid)) {
+    return too_large(grid, "needs", needed.grid, available, where);
+  }
+  std::size_t const receivers = scene.receivers.size();
+  std::string const trace = "the receivers' trace (" + std::to_string(scene.steps) + " steps x " +
+                            std::to_string(receivers) +
+                            (receivers == 1 ? " receiver)" : " receivers)");
+  if (!fits_in_memory(available, needed.trace)) {
+    return too_large(trace, "needs", needed.trace, available, where);
+  }
+  return too_large(grid + " and " + trace, "need", needed.grid + needed.trace, available, where);
 }
 
 void check_host_memory(std::int32_t nx, std::int32_t ny) {
@@ -24,11 +57,8 @@ void check_host_memory(std::int32_t nx, std::int32_t ny) {
                                  : 6.0;
   double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
   std::optional<double> const available = wave2d::detail::host_available_bytes();
-  if (available && needed > *available) {
-    throw InputError("the " + std::to_string(nx) + " x " + std::to_string(ny) +
-                     " grid needs about " + wave2d::detail::human_bytes(needed) +
-                     " of memory, more than the " + wave2d::detail::human_bytes(*available) +
-                     " available to the host");
+  if (!fits_in_memory(available, needed)) {
+    throw too_large(grid_text(nx, ny), "needs", needed, available, "the host");
   }
 }
 

@@ -15,9 +15,14 @@
 
 namespace wave2d::cli {
 
-// What a run may need at its peak, generously: the field pair, a backend's scratch
-// fields, the cell codes, and host copies of the fields for output.
-double estimated_bytes(Scene const& scene);
+// What a run may need at its peak, generously, in bytes: for the grid the field pair, a
+// backend's scratch fields, the cell codes, and host copies of the fields for output;
+// for the receivers' trace a float per receiver and step, steps 0 .. scene.steps.
+struct MemoryEstimate {
+  double grid = 0.0;
+  double trace = 0.0;
+};
+MemoryEstimate estimated_bytes(Scene const& scene);
 
 // Throws InputError when an nx x ny grid cannot fit in the host's available memory:
 // asked as soon as a scene file gives its grid, before any per-cell buffer is made. It
@@ -25,17 +30,18 @@ double estimated_bytes(Scene const& scene);
 // the host).
 void check_host_memory(std::int32_t nx, std::int32_t ny);
 
+// The InputError for a run that does not fit in `available` bytes (empty: unknown) of
+// `where`'s memory, naming what is too large: the grid, the receivers' trace or both;
+// none when it fits.
+std::optional<InputError> memory_error(Scene const& scene, std::optional<double> available,
+                                       std::string const& where);
+
 // Throws InputError when the scene does not fit in the memory space of the execution
 // space, as far as that can be known.
 template <class ExecutionSpace>
 void check_memory(ExecutionSpace const& space, Scene const& scene) {
-  std::optional<double> const available = available_bytes(space);
-  double const needed = estimated_bytes(scene);
-  if (available && needed > *available) {
-    throw InputError("the " + std::to_string(scene.nx) + " x " + std::to_string(scene.ny) +
-                     " grid needs about " + wave2d::detail::human_bytes(needed) +
-                     " of memory, more than the " + wave2d::detail::human_bytes(*available) +
-                     " available to " + ExecutionSpace::name());
+  if (auto error = memory_error(scene, available_bytes(space), ExecutionSpace::name())) {
+    throw *error;
   }
 }
 

@@ -23,7 +23,6 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -286,45 +285,27 @@ void check_distinct(RunFiles const& files) {
   }
 }
 
-// The output folder, made when missing so that the files in it can be probed, and
-// removed when the probes are done: the run makes it again when it writes there. Only
-// the folder itself is made: the one above must exist.
-class ProbeDirectory {
- public:
-  explicit ProbeDirectory(fs::path directory) {
-    if (!directory.has_filename()) directory = directory.parent_path();  // "o/"
-    std::error_code error;
-    if (directory.empty() || fs::exists(fs::symlink_status(directory, error))) return;
-    fs::path const parent = directory.has_parent_path() ? directory.parent_path() : ".";
-    auto const refuse = [&](std::string const& reason) {
-      throw InputError("cannot make the output folder '" + directory.string() + "': " + reason);
-    };
-    auto const parent_type = fs::status(parent, error).type();
-    if (parent_type == fs::file_type::not_found) {
-      refuse("the folder '" + parent.string() + "' does not exist");
-    }
-    if (parent_type != fs::file_type::directory) {
-      refuse("'" + parent.string() + "' is not a directory");
-    }
-    long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
-    if (name_max <= 0) name_max = NAME_MAX;
-    if (directory.filename().native().size() > std::size_t(name_max)) {
-      throw InputError("the output folder's name '" + directory.filename().string() +
-                       "' is longer than the " + std::to_string(name_max) +
-                       " bytes a name may have");
-    }
-    if (::mkdir(directory.c_str(), 0777) != 0) refuse(std::strerror(errno));
-    made_ = directory;
-  }
-  ~ProbeDirectory() {
-    if (!made_.empty()) ::rmdir(made_.c_str());
-  }
-  ProbeDirectory(ProbeDirectory const&) = delete;
-  ProbeDirectory& operator=(ProbeDirectory const&) = delete;
+// `path` without "." and "..", nor a trailing separator: to tell which outputs are in the
+// output folder by their names.
+fs::path normal(fs::path const& path) {
+  fs::path const normal = path.lexically_normal();
+  return normal.has_filename() || !normal.has_parent_path() ? normal : normal.parent_path();
+}
 
- private:
-  fs::path made_;
-};
+// Probes an output; one in the output folder, which the run makes, is probed in the new
+// folder probe_new_folder() has found possible.
+void probe(fs::path const& file, std::optional<fs::path> const& new_folder) {
+  try {
+    if (new_folder && normal(file).parent_path() == normal(*new_folder)) {
+      fs::path const made = normal(*new_folder);
+      check_output_name_lengths(file, made.has_parent_path() ? made.parent_path() : ".");
+    } else {
+      probe_output(file);
+    }
+  } catch (OutputError const& e) {
+    throw InputError(e.what());
+  }
+}
 
 }  // namespace
 
@@ -364,15 +345,17 @@ void check_outputs(RunFiles const& files) {
   }
   // A signal during a probe removes its temporary too.
   remove_temporary_files_on_signals();
-  std::optional<ProbeDirectory> made;
-  if (directory) made.emplace(*directory);
-  for (auto const& file : outputs) {
+  std::optional<fs::path> new_folder;
+  std::error_code error;
+  if (directory && !fs::exists(fs::symlink_status(*directory, error))) {
     try {
-      probe_output(file);
+      probe_new_folder(*directory);
     } catch (OutputError const& e) {
       throw InputError(e.what());
     }
+    new_folder = directory;
   }
+  for (auto const& file : outputs) probe(file, new_folder);
 }
 
 void create_parent_directory(fs::path const& file) {

@@ -87,8 +87,7 @@ struct RunFiles {
 // resumed) nor is named as the frames are, the output folder holds no file of the
 // frames' pattern that is not one of the run's frames (ffmpeg would put it in the video),
 // and each file passes probe_output(). The output folder may be missing, to be made by
-// the run, if the folder above it exists: it is made for the probes and removed. Every
-// other output's folder must exist.
+// the run, if probe_new_folder() finds it can be. Every other output's folder must exist.
 void check_outputs(RunFiles const& files);
 
 // Makes the folder of `file` when it is missing, but not the folders above it, which

@@ -848,11 +848,14 @@ void plan_ranks(RunOptions const& options, RunPlan& plan) {
 #endif
 }
 
-// The images, frames, array and receivers' files the run writes, each checked writable.
+// The images, frames, array and receivers' files the run writes (check_outputs proves them
+// writable).
 void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
   std::string const& name = plan.scene.name;
   plan.files.directory = options.output_directory;
   plan.files.stem = file_stem(name.empty() ? fs::path(options.scene).stem().string() : name);
+  plan.files.last_step = plan.steps;
+  plan.files.scale = parse_scale(options.scale);
   bool const builtin_name = std::ranges::any_of(
       builtin_scenes(), [&](BuiltinSceneInfo const& info) { return info.name == name; });
   if (!files.inputs.empty() && builtin_name) {

@@ -8,11 +8,13 @@
 // before wave2d was imported run after it).
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
+#include <cli/wave2d_Memory.hpp>
 #include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
+#include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d/simulation/wave2d_Backends.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
@@ -26,9 +28,17 @@
 #include <python/wave2d_SceneDict.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -119,6 +129,18 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
+// As `wave2d run` asks of a scene file's grid, before any per-cell buffer: that its run
+// fits in the host's memory.
+void check_grid_memory(std::int32_t nx, std::int32_t ny) {
+  try {
+    cli::check_host_memory(nx, ny);
+  } catch (cli::InputError const& e) {
+    throw InsufficientMemory(e.what());
+  }
+}
+
+SceneFileOptions const scene_file_options{.check_grid = check_grid_memory};
+
 // As `wave2d run --scene`: a built-in scene's name, else a scene file.
 Scene scene_from_name_or_file(std::string const& name) {
   for (auto const& info : builtin_scenes()) {
@@ -131,14 +153,16 @@ Scene scene_from_name_or_file(std::string const& name) {
     throw SceneError("unknown scene '" + name + "': neither a built-in scene (" + names +
                      ") nor a scene file");
   }
-  return load_scene_file(name);
+  return load_scene_file(name, scene_file_options);
 }
 
 Scene to_scene(py::handle source) {
   if (py::isinstance<Scene>(source)) return source.cast<Scene>();
-  if (py::isinstance<py::dict>(source)) return scene_from_dict(source.cast<py::dict>());
+  if (py::isinstance<py::dict>(source)) return scene_from_dict(source, scene_file_options);
   if (py::isinstance<py::str>(source)) return scene_from_name_or_file(source.cast<std::string>());
-  if (py::hasattr(source, "__fspath__")) return load_scene_file(source.cast<fs::path>());
+  if (py::hasattr(source, "__fspath__")) {
+    return load_scene_file(source.cast<fs::path>(), scene_file_options);
+  }
   throw py::type_error("a scene is a wave2d.Scene, a built-in scene's name, a TOML file or a dict");
 }
 
@@ -179,13 +203,59 @@ py::array to_array(Field const& field) {
 
 // ---- Simulations --------------------------------------------------------------------
 
+// A Python int as a count of steps: TypeError for what is not an int, ValueError for one
+// below `least` or beyond int64.
+std::int64_t step_count(py::handle value, char const* what, std::int64_t least = 0) {
+  py::object const index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) {
+    PyErr_Clear();
+    throw py::type_error(std::string(what) + " must be an int, not a " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  }
+  int overflow = 0;
+  long long const count = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (count == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || count < least) {
+    throw std::invalid_argument(std::string(what) + " must be an int from " +
+                                std::to_string(least) + " to " +
+                                std::to_string(std::numeric_limits<std::int64_t>::max()));
+  }
+  return count;
+}
+
+// A field given to set_state as a C-contiguous float32 array of the grid's shape (a
+// copy only where it is not one already: a simulation's own field stays a view of it).
+py::array_t<float> field_array(py::handle field, char const* name, std::int64_t ny,
+                               std::int64_t nx) {
+  std::string const where = std::string("set_state: ") + name;
+  py::object array;
+  try {
+    array = py::module_::import("numpy").attr("ascontiguousarray")(field, "float32");
+  } catch (py::error_already_set const& e) {
+    std::string const message = where + ": " + std::string(py::str(e.value()));
+    if (e.matches(PyExc_TypeError)) throw py::type_error(message);
+    throw py::value_error(message);
+  }
+  auto const checked = array.cast<py::array_t<float>>();
+  if (checked.ndim() != 2 || checked.shape(0) != ny || checked.shape(1) != nx) {
+    throw std::invalid_argument(where + " must have the shape (ny, nx) = (" + std::to_string(ny) +
+                                ", " + std::to_string(nx) + ")");
+  }
+  return checked;
+}
+
+// How advance() reports: progress(step) after every `every` steps of the call (after
+// chunks of about 0.1 s when every is None) and after the last.
+struct Progress {
+  py::object callback;  // None for no report
+  std::optional<std::int64_t> every;
+};
+
 class AnySimulation : public Resource {
  public:
-  virtual void advance(std::int64_t steps) = 0;
+  virtual void advance(std::int64_t steps, Progress const& progress) = 0;
   virtual void reset() = 0;
-  virtual void set_state(py::array_t<float, py::array::c_style | py::array::forcecast> previous,
-                         py::array_t<float, py::array::c_style | py::array::forcecast> current,
-                         std::int64_t step) = 0;
+  virtual void set_state(py::handle previous, py::handle current, std::int64_t step) = 0;
   virtual py::array previous() = 0;
   virtual py::array current() = 0;
   virtual py::array receivers() = 0;
@@ -198,6 +268,32 @@ class AnySimulation : public Resource {
   virtual std::string backend() = 0;
   virtual void write_checkpoint(fs::path const& path) = 0;
   virtual void resume(fs::path const& path) = 0;
+
+ protected:
+  // One thread at a time in a simulation: the calls of others wait, without the GIL
+  // (advance() takes it back between its chunks). The thread in advance() may come back
+  // through its progress callback, to read the simulation, not to change it.
+  class Access {
+   public:
+    enum Kind { reads, changes };
+    Access(AnySimulation& simulation, Kind kind) : lock_(simulation.mutex_, std::try_to_lock) {
+      if (!lock_.owns_lock()) {
+        py::gil_scoped_release unlocked;
+        lock_.lock();
+      }
+      if (kind == changes && simulation.advancing_) {
+        throw std::runtime_error(
+            "wave2d: advance()'s progress callback may read the simulation, not change it");
+      }
+    }
+
+   private:
+    std::unique_lock<std::recursive_mutex> lock_;
+  };
+
+  std::recursive_mutex mutex_;
+  bool advancing_ = false;              // in advance(), the lock held
+  std::atomic<bool> releasing_{false};  // finalize() waits for advance() to stop
 };
 
 template <class ExecutionSpace>
@@ -207,46 +303,85 @@ class SimulationOn final : public AnySimulation {
                PlanOptions const& plan)
       : simulation_(std::in_place, space_, std::move(scene), backend, options, plan) {}
 
-  void release() override { simulation_.reset(); }
+  void release() override {
+    releasing_ = true;
+    Access const access(*this, Access::reads);
+    simulation_.reset();
+  }
 
-  void advance(std::int64_t steps) override {
+  void advance(std::int64_t steps, Progress const& progress) override {
+    Access const access(*this, Access::changes);
     auto& simulation = get();
-    py::gil_scoped_release unlocked;
-    simulation.advance(space_, steps);
-    wave2d::fence(space_, "wave2d::python::advance");
+    // The count and the whole trace's memory before any step; the trace grows as it goes,
+    // so that an interrupted run has not waited for all of it.
+    simulation.check_advance(space_, steps);
+    advancing_ = true;
+    struct Done {
+      bool& flag;
+      ~Done() { flag = false; }
+    } const done_advancing{advancing_};
+    std::int64_t done = 0;
+    std::int64_t chunk = 1;
+    while (done < steps) {
+      // wave2d.finalize(), from another thread or the callback, lets the simulation go.
+      if (releasing_) throw std::runtime_error("wave2d: Kokkos was finalized while advancing");
+      std::int64_t n = std::min(chunk, steps - done);
+      if (progress.every) n = std::min(n, *progress.every - done % *progress.every);
+      double const seconds = run_chunk(simulation, n);
+      done += n;
+      if (seconds < 0.1 && chunk <= steps / 2) chunk *= 2;           // few fences, prompt signals
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C: KeyboardInterrupt
+      bool const report = !progress.every || done % *progress.every == 0 || done == steps;
+      if (!progress.callback.is_none() && report) progress.callback(simulation.steps_done());
+    }
   }
   void reset() override {
+    Access const access(*this, Access::changes);
     get().reset(space_);
     wave2d::fence(space_, "wave2d::python::reset");
   }
-  void set_state(py::array_t<float, py::array::c_style | py::array::forcecast> previous,
-                 py::array_t<float, py::array::c_style | py::array::forcecast> current,
-                 std::int64_t step) override {
+  void set_state(py::handle previous, py::handle current, std::int64_t step) override {
+    Access const access(*this, Access::changes);
     auto& simulation = get();
     Window const& window = simulation.window();
-    for (auto const* field : {&previous, &current}) {
-      if (field->ndim() != 2 || field->shape(0) != window.local_ny() ||
-          field->shape(1) != window.local_nx()) {
-        throw std::invalid_argument("set_state: the fields must have the shape (ny, nx) = (" +
-                                    std::to_string(window.local_ny()) + ", " +
-                                    std::to_string(window.local_nx()) + ")");
-      }
-    }
-    set_state(simulation, previous.data(), current.data(), step);
+    auto const previous_array =
+        field_array(previous, "previous", window.local_ny(), window.local_nx());
+    auto const current_array =
+        field_array(current, "current", window.local_ny(), window.local_nx());
+    set_state(simulation, previous_array.data(), current_array.data(), step);
   }
-  py::array previous() override { return to_array(get().previous()); }
-  py::array current() override { return to_array(get().current()); }
+  py::array previous() override {
+    return reading([](auto& simulation) { return to_array(simulation.previous()); });
+  }
+  py::array current() override {
+    return reading([](auto& simulation) { return to_array(simulation.current()); });
+  }
   // advance() makes room for its rows itself: the trace is whole after any advance(n).
-  py::array receivers() override { return to_array(get().receivers()); }
-  std::int64_t receivers_first_step() override { return get().receivers_first_step(); }
-  std::int64_t step() override { return get().steps_done(); }
-  float time() override { return get().time(); }
-  std::string configuration() override { return get().configuration(); }
+  py::array receivers() override {
+    return reading([](auto& simulation) { return to_array(simulation.receivers()); });
+  }
+  std::int64_t receivers_first_step() override {
+    return reading([](auto& simulation) { return simulation.receivers_first_step(); });
+  }
+  std::int64_t step() override {
+    return reading([](auto& simulation) { return simulation.steps_done(); });
+  }
+  float time() override {
+    return reading([](auto& simulation) { return simulation.time(); });
+  }
+  std::string configuration() override {
+    return reading([](auto& simulation) { return simulation.configuration(); });
+  }
   std::string space() const override { return ExecutionSpace::name(); }
-  Scene scene() override { return get().scene(); }
-  std::string backend() override { return get().backend(); }
+  Scene scene() override {
+    return reading([](auto& simulation) { return simulation.scene(); });
+  }
+  std::string backend() override {
+    return reading([](auto& simulation) { return simulation.backend(); });
+  }
 
   void write_checkpoint(fs::path const& path) override {
+    Access const access(*this, Access::reads);
     auto& simulation = get();
     CheckpointData data;
     data.nx = simulation.scene().nx;
@@ -264,6 +399,7 @@ class SimulationOn final : public AnySimulation {
     wave2d::write_checkpoint(path, data);
   }
   void resume(fs::path const& path) override {
+    Access const access(*this, Access::changes);
     auto& simulation = get();
     CheckpointData const data = read_checkpoint(path, [&](CheckpointData const& header) {
       check_checkpoint_matches(path, header, simulation.scene(), numerics());
@@ -282,6 +418,21 @@ class SimulationOn final : public AnySimulation {
       throw std::runtime_error("wave2d: this simulation was let go when Kokkos was finalized");
     }
     return *simulation_;
+  }
+
+  template <class Read>
+  auto reading(Read&& read) {
+    Access const access(*this, Access::reads);
+    return read(get());
+  }
+
+  // n steps without the GIL, fenced; their seconds.
+  double run_chunk(Simulation<ExecutionSpace>& simulation, std::int64_t n) {
+    py::gil_scoped_release unlocked;
+    auto const start = std::chrono::steady_clock::now();
+    simulation.advance(space_, n);
+    wave2d::fence(space_, "wave2d::python::advance");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   std::string numerics() {
@@ -305,6 +456,17 @@ class SimulationOn final : public AnySimulation {
 using Default = Kokkos::DefaultExecutionSpace;
 using Host = Kokkos::DefaultHostExecutionSpace;
 
+// The library's check of the time step, with the way to allow it from Python.
+void check_stability(Scene const& scene, bool allow_unstable) {
+  validate(scene, {.allow_unstable = true});  // every other problem first, as validate() does
+  double const courant = courant_number(scene);
+  if (allow_unstable || courant <= max_stable_courant) return;
+  std::ostringstream message;
+  message << "unstable time step: c*dt/dx = " << courant
+          << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or pass allow_unstable=True)";
+  throw SceneError(message.str());
+}
+
 // On `space` (a name of cli::compiled_spaces()), else as `wave2d run` chooses: the default
 // execution space where the backend runs there, else the host's (the reference, when the
 // default space is a GPU's).
@@ -316,6 +478,7 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   if (!mode) {
     throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
   }
+  check_stability(scene, allow_unstable);
   std::unique_ptr<AnySimulation> made;
   cli::on_space(space, backend, []<class ExecutionSpace>() {});  // before Kokkos starts
   ensure_initialized();
@@ -350,6 +513,16 @@ py::array walls_of(Scene const& scene) {
   return std::move(walls);
 }
 
+void advance(AnySimulation& simulation, py::handle steps, py::object progress, py::handle every) {
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
+    throw py::type_error("advance: progress must be callable (it is given the step)");
+  }
+  Progress const reporting{
+      std::move(progress),
+      every.is_none() ? std::nullopt : std::optional(step_count(every, "advance: every", 1))};
+  simulation.advance(step_count(steps, "advance: steps"), reporting);
+}
+
 // The Python types of the library's errors.
 py::exception<SceneError>* scene_error = nullptr;
 py::exception<CheckpointError>* checkpoint_error = nullptr;
@@ -370,7 +543,8 @@ PYBIND11_MODULE(wave2d, m) {
   m.attr("has_checkpoints") = wave2d::can_checkpoint;
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
-  // ValueErrors, files that cannot be written OSErrors.
+  // ValueErrors, files that cannot be written OSErrors, what does not fit in memory
+  // MemoryErrors.
   // Never destroyed: they would be after the interpreter.
   scene_error = new py::exception<SceneError>(m, "SceneError", PyExc_ValueError);
   checkpoint_error = new py::exception<CheckpointError>(m, "CheckpointError", PyExc_ValueError);
@@ -381,8 +555,15 @@ PYBIND11_MODULE(wave2d, m) {
       (*scene_error)(e.what());
     } catch (CheckpointError const& e) {
       (*checkpoint_error)(e.what());
+    } catch (InsufficientMemory const& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (cli::InputError const& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (std::invalid_argument const& e) {
+      // "wave2d::Simulation::set_state: ...": set_state is what Python called.
+      std::string_view message = e.what();
+      if (message.starts_with("wave2d::Simulation::")) message.remove_prefix(20);
+      PyErr_SetString(PyExc_ValueError, std::string(message).c_str());
     } catch (OutputError const& e) {
       PyErr_SetString(PyExc_OSError, e.what());
     }
@@ -453,13 +634,22 @@ PYBIND11_MODULE(wave2d, m) {
            py::arg("allow_unstable") = false, py::arg("space") = "", py::arg("plan") = "cached",
            "backend 'auto' chooses the fastest of the space's for the grid (plan: 'cached', "
            "'measure' or 'estimate'); space: one of spaces(), default the default's.")
-      .def("advance", &AnySimulation::advance, py::arg("steps") = 1,
-           "Advance by this many steps (the GIL is released meanwhile).")
+      .def("advance", &advance, py::arg("steps") = 1, py::arg("progress") = py::none(),
+           py::arg("every") = py::none(),
+           "Advance by this many steps, in chunks without the GIL. progress(step), if given, "
+           "is called after every `every` steps (None: about every 0.1 s) and after the "
+           "last; it may read the simulation. Ctrl-C (KeyboardInterrupt), or an exception "
+           "of progress, stops it between chunks, where `step` says.")
       .def("reset", &AnySimulation::reset, "Back to u = 0 at step 0.")
-      .def("set_state", &AnySimulation::set_state, py::arg("previous"), py::arg("current"),
-           py::arg("step"),
-           "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays, copied; the receivers' "
-           "trace restarts there.")
+      .def(
+          "set_state",
+          [](AnySimulation& simulation, py::handle previous, py::handle current, py::handle step) {
+            simulation.set_state(previous, current, step_count(step, "set_state: step"));
+          },
+          py::arg("previous"), py::arg("current"), py::arg("step"),
+          "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays of finite numbers, "
+          "copied (views of this simulation's own fields too); the receivers' trace restarts "
+          "there.")
       .def_property_readonly("previous", &AnySimulation::previous,
                              "u(t_{n-1}), (ny, nx) float32: a read-only view of the "
                              "simulation's memory on a host space (it changes with advance(); "

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -117,25 +118,26 @@ void check_sticky_folder(fs::path const& path, fs::path const& target, fs::path 
                  "', where only they can replace it");
 }
 
-// Creates a temporary beside the target, renames it and removes it: what the write will do,
-// short of replacing the target.
-void probe_create_and_rename(fs::path const& path, fs::path const& target, fs::path const& folder) {
-  fs::path const temporary = temporary_path(target);
-  fs::path const renamed = fs::path(temporary).replace_extension(".new");  // as long a name
+// Creates `temporary`, renames it to a name as long and removes it: what a write will do
+// in `folder`, short of replacing its target. Why it could not, when it could not.
+std::optional<std::string> try_create_and_rename(fs::path const& temporary,
+                                                 fs::path const& folder) {
+  fs::path const renamed = fs::path(temporary).replace_extension(".new");
   RegisteredTemporary const registered(temporary);
   RegisteredTemporary const registered_renamed(renamed);
   int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     std::string const reason = describe_errno();
-    fail(path, "cannot create files in '" + folder.string() + "': " + reason);
+    return "cannot create files in '" + folder.string() + "': " + reason;
   }
   ::close(fd);
   if (::rename(temporary.c_str(), renamed.c_str()) != 0) {
     std::string const reason = describe_errno();
     ::unlink(temporary.c_str());
-    fail(path, "cannot rename files in '" + folder.string() + "': " + reason);
+    return "cannot rename files in '" + folder.string() + "': " + reason;
   }
   ::unlink(renamed.c_str());
+  return std::nullopt;
 }
 
 // The textbook's colour map, saturating at |u| = scale: red above 0, blue below, white at
@@ -291,7 +293,47 @@ void probe_output(fs::path const& path) {
     }
     check_sticky_folder(path, target.path, folder);
   }
-  probe_create_and_rename(path, target.path, folder);
+  if (auto const reason = try_create_and_rename(temporary_path(target.path), folder)) {
+    fail(path, *reason);
+  }
+}
+
+void probe_new_folder(fs::path const& folder) {
+  auto const fail_to_make = [&](std::string const& reason) {
+    throw OutputError("cannot make the folder '" + folder.string() + "': " + reason);
+  };
+  fs::path const made = folder.has_filename() ? folder : folder.parent_path();  // "o/"
+  fs::path const parent = made.has_parent_path() ? made.parent_path() : ".";
+  std::error_code error;
+  auto const parent_type = fs::status(parent, error).type();
+  if (parent_type == fs::file_type::not_found) {
+    fail_to_make("the folder '" + parent.string() + "' does not exist");
+  }
+  if (parent_type != fs::file_type::directory) {
+    fail_to_make("'" + parent.string() + "' is not a directory");
+  }
+  long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (made.filename().native().size() > std::size_t(name_max)) {
+    fail_to_make("the name '" + made.filename().string() + "' is longer than the " +
+                 std::to_string(name_max) + " bytes a name may have");
+  }
+  // An append-only folder would keep the probe's own.
+  if (auto const flags = replacement_forbidden_by_flags(parent); !flags.empty()) {
+    fail_to_make("the folder '" + parent.string() + "' is " + flags);
+  }
+  char host[65] = "";
+  ::gethostname(host, sizeof(host) - 1);
+  fs::path const probe =
+      parent / (".wave2d-probe." + std::string(host) + "." + std::to_string(::getpid()));
+  if (::mkdir(probe.c_str(), 0700) != 0) fail_to_make(describe_errno());
+  auto const reason = try_create_and_rename(probe / ".probe.tmp", parent);
+  ::rmdir(probe.c_str());
+  if (reason) fail_to_make(*reason);
+}
+
+void check_output_name_lengths(fs::path const& path, fs::path const& folder) {
+  check_name_lengths(path, path, folder);
 }
 
 void remove_temporary_files_on_signals() {

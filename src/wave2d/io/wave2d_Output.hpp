@@ -47,6 +47,18 @@ std::filesystem::path temporary_path(std::filesystem::path const& target);
 // a temporary can be created there and renamed, then is removed.
 void probe_output(std::filesystem::path const& path);
 
+// Throws OutputError unless `folder`, which does not exist yet, can be made and files
+// written in it atomically: the folder above exists, is neither immutable nor append-only,
+// the name fits NAME_MAX, and a folder of this process's own made beside it takes a
+// temporary that is renamed; then all is removed, so that runs probing at once never meet.
+void probe_new_folder(std::filesystem::path const& folder);
+
+// Throws OutputError unless every name of `path` and of its temporary fits the NAME_MAX of
+// the file system `folder` is on, and the whole PATH_MAX: for a file of a folder that
+// probe_new_folder() found can be made.
+void check_output_name_lengths(std::filesystem::path const& path,
+                               std::filesystem::path const& folder);
+
 // Has `write` produce a file at temporary_path() of the target of `path`, then renames
 // it to that target. If `write` throws or the rename fails, the temporary is removed
 // and the error propagates: the target is either complete or as it was. A target

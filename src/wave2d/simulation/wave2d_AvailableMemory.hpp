@@ -10,13 +10,24 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <cstddef>
+#include <limits>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace wave2d {
 
-// Bytes free in ExecutionSpace's memory space, as far as that can be known: MemAvailable
-// of /proc/meminfo for host spaces, the current device's free memory for CUDA; empty
+// An allocation refused before it was tried: it would not fit in the memory available.
+class InsufficientMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bytes free in ExecutionSpace's memory space, as far as that can be known: for host
+// spaces the least of what the system, the process's limits and its cgroup leave
+// (detail::host_available_bytes), for CUDA the current device's free memory; empty
 // where neither applies.
 template <class ExecutionSpace>
 std::optional<double> available_bytes(ExecutionSpace const&) {
@@ -33,6 +44,26 @@ std::optional<double> available_bytes(ExecutionSpace const&) {
     return detail::host_available_bytes();
   }
   return std::nullopt;
+}
+
+// Whether `bytes` can be allocated at all (a ptrdiff_t holds them) and fit in `available`.
+inline bool fits_in_memory(std::optional<double> available, double bytes) {
+  return bytes <= double(std::numeric_limits<std::ptrdiff_t>::max()) &&
+         (!available || bytes <= *available);
+}
+
+// Throws InsufficientMemory ("<what> needs about 2.0 GiB of memory, more than the 1.0 GiB
+// available to OpenMP") when `bytes` do not fit in the space's memory.
+template <class ExecutionSpace>
+void require_memory(ExecutionSpace const& space, double bytes, std::string const& what) {
+  std::optional<double> const available = available_bytes(space);
+  if (fits_in_memory(available, bytes)) return;
+  std::string const limit =
+      available && bytes > *available
+          ? "the " + detail::human_bytes(*available) + " available to " + ExecutionSpace::name()
+          : std::string("an allocation can hold");
+  throw InsufficientMemory(what + " needs about " + detail::human_bytes(bytes) +
+                           " of memory, more than " + limit);
 }
 
 }  // namespace wave2d

@@ -8,12 +8,16 @@
 #include <wave2d/core/wave2d_Window.hpp>
 #include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d/simulation/wave2d_Backends.hpp>
+#include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -42,9 +46,15 @@ class Simulation {
   // Rows of time, one column per receiver: trace(r, i).
   using trace_type = Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>;
 
-  // Validates the scene (SceneError), picks the backend (UnknownBackend; "auto": the
-  // fastest of the space's for this grid, as `plan` says, plan/wave2d_Planner.hpp),
-  // precomputes the coefficients and starts from u0 = u1 = 0 at step 0.
+  // The largest steps_done(): one more, the rows of a trace from step 0, is still an
+  // int64. Steps beyond it are refused (std::invalid_argument), never wrapped.
+  static constexpr std::int64_t max_steps = std::numeric_limits<std::int64_t>::max() - 1;
+
+  // Validates the scene (SceneError), checks that the grid fits in the memory available
+  // (InsufficientMemory, simulation/wave2d_AvailableMemory.hpp), picks the backend
+  // (UnknownBackend; "auto": the fastest of the space's for this grid, as `plan` says,
+  // plan/wave2d_Planner.hpp), precomputes the coefficients and starts from u0 = u1 = 0
+  // at step 0.
   Simulation(ExecutionSpace const& space, Scene scene, std::string_view backend = auto_backend,
              ValidationOptions options = {}, PlanOptions const& plan = {})
       : Simulation(space, std::move(scene), std::nullopt, backend, options, plan) {}
@@ -64,36 +74,33 @@ class Simulation {
     restart_receivers(space);
   }
 
-  // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps; copies the fields,
-  // which must be contiguous row-major views (x fastest) of the local grid's extents.
+  // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps (0 .. max_steps);
+  // copies the fields, which must be contiguous row-major views (x fastest) of the local
+  // grid's extents, with finite values only (std::invalid_argument otherwise, the state
+  // unchanged). They may view this simulation's own fields, swapped or not.
   template <class Previous, class Current>
   void set_state(ExecutionSpace const& space, Previous const& previous, Current const& current,
                  std::int64_t step) {
     static_assert(is_row_major_field<Previous> && is_row_major_field<Current>,
                   "set_state takes rank-2 Kokkos::Views of float with LayoutRight");
-    for (auto const* field : {&previous, &current}) {
-      if (field->extent(0) != std::size_t(window_.local_ny()) ||
-          field->extent(1) != std::size_t(window_.local_nx())) {
-        throw std::invalid_argument("wave2d::Simulation::set_state: fields must be ny x nx = " +
-                                    std::to_string(window_.local_ny()) + " x " +
-                                    std::to_string(window_.local_nx()));
-      }
-      if (!field->span_is_contiguous()) {
-        throw std::invalid_argument("wave2d::Simulation::set_state: fields must be contiguous");
-      }
+    check_state_field(space, previous, "previous");
+    check_state_field(space, current, "current");
+    if (step < 0 || step > max_steps) {
+      throw std::invalid_argument("wave2d::Simulation::set_state: step " + std::to_string(step) +
+                                  " is not in 0 .. " + std::to_string(max_steps));
     }
-    if (step < 0) throw std::invalid_argument("wave2d::Simulation::set_state: negative step");
-    detail::copy(space, fields_.previous, previous, "wave2d::Simulation::set_state");
-    detail::copy(space, fields_.current, current, "wave2d::Simulation::set_state");
+    copy_state(space, previous, current);
     fields_.step = step;
     restart_receivers(space);
   }
 
-  // Runs n_steps steps; the backend records the receivers at each of them.
+  // Runs n_steps steps; the backend records the receivers at each of them. Refuses
+  // (std::invalid_argument) a count that would pass max_steps, and a trace that would
+  // not fit in memory (InsufficientMemory), before any step.
   void advance(ExecutionSpace const& space, std::int64_t n_steps) {
-    if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::advance: negative steps");
+    std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
-    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+    reserve_trace(space, last - trace_first_step_ + 1);
     stepper_->advance(space, fields_, n_steps, trace_target());
   }
 
@@ -118,8 +125,15 @@ class Simulation {
   // the old buffer (Kokkos fences globally when it frees memory), in the advance() calls
   // that take it there.
   void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps) {
-    if (n_steps < 0) throw std::invalid_argument("wave2d::Simulation::reserve_receivers: negative");
-    reserve_trace(space, fields_.step + n_steps - trace_first_step_ + 1);
+    std::int64_t const last = step_after("wave2d::Simulation::reserve_receivers", n_steps);
+    reserve_trace(space, last - trace_first_step_ + 1);
+  }
+
+  // Throws what advance(space, n_steps) would throw before any step, allocating nothing:
+  // for a caller that then advances in shorter runs, the trace growing as they go.
+  void check_advance(ExecutionSpace const& space, std::int64_t n_steps) const {
+    std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
+    require_trace_memory(space, last - trace_first_step_ + 1);
   }
 
   // Drops the trace's rows: it restarts at steps_done() (long runs that write it out
@@ -169,7 +183,7 @@ class Simulation {
   }
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
-  // the next advance(): take them again after it.
+  // the next advance() or set_state(): take them again after it.
   field_type const& previous() const { return fields_.previous; }
   field_type const& current() const { return fields_.current; }
   std::int64_t steps_done() const { return fields_.step; }
@@ -199,20 +213,116 @@ class Simulation {
     }
   }();
 
+  // Where a view lies against one of the fields: apart, on it exactly, or across it.
+  enum class Overlap { none, same, partial };
+  template <class View>
+  static Overlap overlap(View const& view, field_type const& field) {
+    auto const begin = reinterpret_cast<std::uintptr_t>(view.data());
+    auto const field_begin = reinterpret_cast<std::uintptr_t>(field.data());
+    if (begin == field_begin && view.span() == field.span()) return Overlap::same;
+    bool const apart = begin >= field_begin + field.span() * sizeof(float) ||
+                       field_begin >= begin + view.span() * sizeof(float);
+    return apart ? Overlap::none : Overlap::partial;
+  }
+
+  template <class View>
+  void check_state_field(ExecutionSpace const& space, View const& field, char const* name) const {
+    std::string const where = std::string("wave2d::Simulation::set_state: ") + name;
+    if (field.extent(0) != std::size_t(window_.local_ny()) ||
+        field.extent(1) != std::size_t(window_.local_nx())) {
+      throw std::invalid_argument(where +
+                                  " must be ny x nx = " + std::to_string(window_.local_ny()) +
+                                  " x " + std::to_string(window_.local_nx()));
+    }
+    if (!field.span_is_contiguous()) throw std::invalid_argument(where + " must be contiguous");
+    if (auto const cell = first_non_finite(space, field)) {
+      throw std::invalid_argument(where + " is not finite at cell (" + std::to_string(cell->x) +
+                                  ", " + std::to_string(cell->y) + ")");
+    }
+  }
+
+  // Where the view lies: on the space's memory by a kernel, else on the host's.
+  template <class View>
+  std::optional<FieldCell> first_non_finite(ExecutionSpace const& space, View const& field) const {
+    using Space = typename View::memory_space;
+    if constexpr (std::is_same_v<Space, MemorySpace>) {
+      return finite_check_.first_non_finite(space, field);
+    } else if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible) {
+      auto const nx = std::int64_t(field.extent(1));
+      for (std::int64_t i = 0; i < std::int64_t(field.span()); ++i) {
+        if (!std::isfinite(field.data()[i])) {
+          return FieldCell{std::int32_t(i % nx), std::int32_t(i / nx)};
+        }
+      }
+      return std::nullopt;
+    } else {
+      auto copy = detail::allocate<field_type>(space, "wave2d::Simulation::set_state",
+                                               field.extent(0), field.extent(1));
+      detail::copy(space, copy, field, "wave2d::Simulation::set_state");
+      return finite_check_.first_non_finite(space, copy);
+    }
+  }
+
+  // The fields <- (previous, current), which may view them: copied in an order that
+  // reads each before it is written, swapped when they are the fields swapped.
+  template <class Previous, class Current>
+  void copy_state(ExecutionSpace const& space, Previous const& previous, Current const& current) {
+    char const* const label = "wave2d::Simulation::set_state";
+    Overlap const previous_on_current = overlap(previous, fields_.current);
+    Overlap const current_on_previous = overlap(current, fields_.previous);
+    bool const partial = previous_on_current == Overlap::partial ||
+                         current_on_previous == Overlap::partial ||
+                         overlap(previous, fields_.previous) == Overlap::partial ||
+                         overlap(current, fields_.current) == Overlap::partial;
+    if (previous_on_current == Overlap::same && current_on_previous == Overlap::same) {
+      std::swap(fields_.previous, fields_.current);
+    } else if (partial ||
+               (previous_on_current != Overlap::none && current_on_previous != Overlap::none)) {
+      FieldPair<MemorySpace> fresh;
+      fresh.previous =
+          detail::allocate<field_type>(space, label, window_.local_ny(), window_.local_nx());
+      fresh.current =
+          detail::allocate<field_type>(space, label, window_.local_ny(), window_.local_nx());
+      detail::copy(space, fresh.previous, previous, label);
+      detail::copy(space, fresh.current, current, label);
+      fields_.previous = fresh.previous;
+      fields_.current = fresh.current;
+    } else if (current_on_previous != Overlap::none) {
+      detail::copy(space, fields_.current, current, label);
+      detail::copy(space, fields_.previous, previous, label);
+    } else {
+      detail::copy(space, fields_.previous, previous, label);
+      detail::copy(space, fields_.current, current, label);
+    }
+  }
+
+  // steps_done() + n_steps, refused where n_steps is negative or the sum passes max_steps.
+  std::int64_t step_after(char const* name, std::int64_t n_steps) const {
+    if (n_steps < 0) throw std::invalid_argument(std::string(name) + ": negative steps");
+    if (n_steps > max_steps - fields_.step) {
+      throw std::invalid_argument(std::string(name) + ": " + std::to_string(n_steps) +
+                                  " steps after step " + std::to_string(fields_.step) +
+                                  " pass the largest step count, " + std::to_string(max_steps));
+    }
+    return fields_.step + n_steps;
+  }
+
   Simulation(ExecutionSpace const& space, Scene scene, std::optional<Window> window,
              std::string_view backend, ValidationOptions options, PlanOptions const& plan)
       : scene_(checked(std::move(scene), options)),
         window_(window ? *window : Window::whole(scene_.nx, scene_.ny)),
-        backend_(backend) {
+        backend_(backend),
+        finite_check_(space) {
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
+    require_grid_memory(space);
     coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
     fields_.previous = detail::allocate<field_type>(space, "wave2d::Simulation::previous",
-                                                     window_.local_ny(), window_.local_nx());
-    fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
                                                     window_.local_ny(), window_.local_nx());
+    fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
+                                                   window_.local_ny(), window_.local_nx());
     if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
-      plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan,
-                                                        fields_);
+      plan_ =
+          plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan, fields_);
       backend_ = plan_->backend;
     }
     stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
@@ -227,27 +337,53 @@ class Simulation {
     return target;
   }
 
-  // Room for `rows` rows of the trace, the rows there are kept. Grows to at least twice
-  // the rows there were.
+  // Room for `rows` rows of the trace, the rows there are kept. Grows to twice the rows
+  // there were where that is more and fits in memory.
   void reserve_trace(ExecutionSpace const& space, std::int64_t rows) {
-    if (rows <= std::int64_t(trace_.extent(0))) return;
-    auto const columns = std::size_t(scene_.receivers.size());
-    auto const capacity = std::size_t(std::max<std::int64_t>(rows, 2 * trace_.extent(0)));
+    auto const had = std::int64_t(trace_.extent(0));
+    if (rows <= had) return;
+    auto const columns = std::int64_t(scene_.receivers.size());
     if (columns == 0) {  // no memory, so no free (and no fence Kokkos makes for one)
-      trace_ = trace_type(static_cast<float*>(nullptr), capacity, 0);
+      trace_ = trace_type(static_cast<float*>(nullptr), std::size_t(rows), 0);
       return;
     }
-    auto grown =
-        detail::allocate<trace_type>(space, "wave2d::Simulation::receivers", capacity, columns);
+    require_trace_memory(space, rows);
+    double const row_bytes = double(columns) * sizeof(float);
+    std::int64_t capacity = rows;
+    if (had > rows / 2 && fits_in_memory(available_bytes(space), 2.0 * double(had) * row_bytes)) {
+      capacity = 2 * had;  // had rows fit in memory: twice as many is far from overflow
+    }
+    auto grown = detail::allocate<trace_type>(space, "wave2d::Simulation::receivers",
+                                              std::size_t(capacity), std::size_t(columns));
     detail::fill(space, grown, 0.0f, "wave2d::Simulation::receivers");
     auto const kept = std::size_t(fields_.step - trace_first_step_ + 1);
-    if (trace_.extent(0) > 0 && kept > 0) {
-      std::pair<std::size_t, std::size_t> const old_rows(0, std::min(kept, trace_.extent(0)));
+    if (had > 0 && kept > 0) {
+      std::pair<std::size_t, std::size_t> const old_rows(0, std::min(kept, std::size_t(had)));
       detail::copy(space, Kokkos::subview(grown, old_rows, Kokkos::ALL),
-                    Kokkos::subview(trace_, old_rows, Kokkos::ALL),
-                    "wave2d::Simulation::receivers");
+                   Kokkos::subview(trace_, old_rows, Kokkos::ALL), "wave2d::Simulation::receivers");
     }
     trace_ = grown;
+  }
+
+  void require_trace_memory(ExecutionSpace const& space, std::int64_t rows) const {
+    std::size_t const columns = scene_.receivers.size();
+    if (columns == 0) return;
+    require_memory(space, double(rows) * double(columns) * sizeof(float),
+                   "the receivers' trace (" + std::to_string(rows) + " steps x " +
+                       std::to_string(columns) + (columns == 1 ? " receiver)" : " receivers)"));
+  }
+
+  // What the constructor allocates per local cell, generously: the field pair, the cell
+  // codes and κ, a backend's scratch pair; on the host, the coefficients it precomputes.
+  void require_grid_memory(ExecutionSpace const& space) const {
+    double const cells = double(window_.local_nx()) * double(window_.local_ny());
+    std::string const grid = "the " + std::to_string(window_.local_nx()) + " x " +
+                             std::to_string(window_.local_ny()) + " grid";
+    bool const on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+    require_memory(space, cells * sizeof(float) * (on_host ? 8.0 : 6.0), grid);
+    if (!on_host) {
+      require_memory(Kokkos::DefaultHostExecutionSpace(), cells * sizeof(float) * 2.0, grid);
+    }
   }
 
   static Scene checked(Scene scene, ValidationOptions options) {
@@ -265,6 +401,7 @@ class Simulation {
   std::string backend_;
   Coefficients<MemorySpace> coefficients_;
   FieldPair<MemorySpace> fields_;
+  FiniteCheck<ExecutionSpace, MemorySpace> finite_check_;  // of the states set_state() takes
   trace_type trace_;  // capacity rows x receivers; see receivers()
   std::int64_t trace_first_step_ = 0;
   std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper_;

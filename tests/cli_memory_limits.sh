@@ -1,0 +1,84 @@
+#!/bin/sh
+# `wave2d run` refuses, with its usage status 2 and a line naming what is too large, a
+# run that cannot fit in memory: a receivers' trace of more steps than memory holds (or
+# than an int64 counts), a grid beyond an address-space or data limit (ulimit -v, -d).
+#   cli_memory_limits.sh CLI WORK CASE [sanitized]
+set -u
+cli=$1
+work=$2
+case=$3
+if [ "${4:-}" = sanitized ] && [ "$case" != trace ]; then
+  echo "skipped: AddressSanitizer reserves terabytes of address space, so no program built" \
+       "with it starts under ulimit -v or -d"
+  exit 77
+fi
+mkdir -p "$work"
+cd "$work" || exit 1
+cat > receiver.toml << 'SCENE'
+[grid]
+nx = 40
+ny = 30
+[time]
+steps = 5
+[[sources]]
+x = 10
+y = 10
+frequency = 20.0
+[[receivers]]
+x = 30
+y = 20
+SCENE
+cat > large.toml << 'SCENE'
+[grid]
+nx = 8000
+ny = 8000
+[time]
+steps = 5
+[[sources]]
+x = 10
+y = 10
+frequency = 20.0
+SCENE
+
+failed=0
+# expect STATUS TEXT COMMAND...: the command exits with STATUS, its one line of error has TEXT.
+expect() {
+  status=$1
+  text=$2
+  shift 2
+  timeout 120 "$@" --output out > stdout.txt 2> stderr.txt
+  got=$?
+  errors=$(grep -c '^wave2d: error: ' stderr.txt)
+  if [ "$got" -ne "$status" ] || [ "$errors" -ne 1 ] || ! grep -qF -- "$text" stderr.txt; then
+    echo "FAILED: $* exited with $got, expected $status and one error line with: $text"
+    cat stderr.txt
+    failed=1
+  fi
+  if [ -e out ]; then
+    echo "FAILED: $* left its output directory"
+    failed=1
+  fi
+}
+
+case $case in
+  trace)
+    expect 2 "the receivers' trace (9223372036854775807 steps x 1 receiver) needs about 32.0 EiB" \
+      "$cli" run --scene receiver.toml --backend reference --steps 9223372036854775807
+    expect 2 "the receivers' trace (4611686018427387904 steps x 1 receiver) needs about 16.0 EiB" \
+      "$cli" run --scene receiver.toml --backend reference --steps 4611686018427387904
+    ;;
+  address-space)
+    # About 1 GiB of address space: the grid needs more than 3 GiB.
+    expect 2 "the 8000 x 8000 grid needs about" \
+      sh -c 'ulimit -v 1048576 && exec "$@"' sh "$cli" run --scene large.toml --backend reference
+    ;;
+  data)
+    expect 2 "the 8000 x 8000 grid needs about" \
+      sh -c 'ulimit -d 1048576 && exec "$@"' sh "$cli" run --scene large.toml --backend reference
+    ;;
+  *)
+    echo "unknown case $case"
+    exit 1
+    ;;
+esac
+exit $failed

@@ -362,9 +362,10 @@ class DistributedSimulation {
     Kokkos::deep_copy(space, host, trace);
     wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
     // Each rank sends the columns of its owned receivers, rows x those, row-major.
+    auto const owned_here = detail::owned_receivers(scene, window_);
     std::vector<float> mine;
     for (std::size_t row = 0; row < rows; ++row) {
-      for (std::size_t i : detail::owned_receivers(scene, window_)) mine.push_back(host(row, i));
+      for (std::size_t i : owned_here) mine.push_back(host(row, i));
     }
     auto const [all, displacements] = gather_to_root(mine.data(), int(mine.size()));
     std::vector<float> gathered;

@@ -286,7 +286,7 @@ void write_npy(std::filesystem::path const& path, ExecutionSpace const& space,
     throw OutputError("cannot write '" + path.string() + "': " + what);
   };
   // The ranks without the Cartesian topology: Open MPI 4.1's MPI-IO corrupts collective
-  // writes over some Cartesian communicators (open-mpi/ompi#12718).
+  // writes over some Cartesian communicators (seen on 3 ranks).
   struct Plain {
     MPI_Comm comm = MPI_COMM_NULL;
     ~Plain() {

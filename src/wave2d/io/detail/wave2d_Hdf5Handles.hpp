@@ -29,7 +29,7 @@ struct Processes::Group {
 #if defined(WAVE2D_HAVE_PARALLEL_HDF5)
   // The caller's ranks without its topology (processes_of): Open MPI 4.1's MPI-IO (OMPIO,
   // its collective writer vulcan) corrupts collective writes over some Cartesian
-  // communicators of 3 ranks (open-mpi/ompi#12718).
+  // communicators of 3 ranks (a known Open MPI bug).
   MPI_Comm comm = MPI_COMM_NULL;
   Group() = default;
   Group(Group const&) = delete;

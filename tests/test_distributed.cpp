@@ -259,7 +259,13 @@ TEST(Distributed, FirstNonFiniteIsTheWholeGridsFirstOnEveryRank) {
       (*field)[std::size_t(ly) * w.local_nx() + lx] = std::numeric_limits<float>::infinity();
     }
   }
-  set_local_state(space, distributed, state, 0);
+  // Into the fields themselves: set_state takes states finite in their owned cells only.
+  using HostField = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::deep_copy(distributed.local().previous(),
+                    HostField(state.previous.data(), w.local_ny(), w.local_nx()));
+  Kokkos::deep_copy(distributed.local().current(),
+                    HostField(state.current.data(), w.local_ny(), w.local_nx()));
   auto const current = distributed.first_non_finite(space);
   ASSERT_TRUE(current) << "rank " << world_rank();
   EXPECT_EQ(current->x, 90);

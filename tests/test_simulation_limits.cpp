@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace wave2d::test {
 namespace {
@@ -122,6 +123,29 @@ TEST_P(SimulationLimits, StatesThatAreNotFiniteAreRefusedAndChangeNothing) {
         "current is not finite at cell (39, 29)");
     EXPECT_EQ(simulation.steps_done(), 7);
     EXPECT_EQ(to_host<ExecutionSpace>(simulation.current()), before);
+  });
+}
+
+// A window's halo holds its neighbours' values, exchanged before they are read (a
+// distributed run going back to a kept state): only the owned cells must be finite.
+TEST_P(SimulationLimits, AWindowsOwnedCellsMustBeFiniteNotItsHalo) {
+  with_space(GetParam().space, [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Scene const scene = small_scene();
+    Window window{scene.nx, scene.ny, 10, 8, 20, 15, 2};  // owned [10, 30) x [8, 23)
+    Simulation<ExecutionSpace> simulation(space, scene, window, GetParam().backend);
+    ASSERT_EQ(simulation.window().local_nx(), 24);
+    ASSERT_EQ(simulation.window().local_ny(), 19);
+    std::vector<float> field(std::size_t(24) * 19, 0.0f);
+    HostField const view(field.data(), 19, 24);
+    field[0] = std::numeric_limits<float>::quiet_NaN();                         // halo
+    field[std::size_t(18) * 24 + 23] = std::numeric_limits<float>::infinity();  // halo
+    simulation.set_state(space, view, view, 5);
+    EXPECT_EQ(simulation.steps_done(), 5);
+    field[std::size_t(2) * 24 + 3] = std::numeric_limits<float>::quiet_NaN();  // owned
+    expect_refused<std::invalid_argument>([&] { simulation.set_state(space, view, view, 6); },
+                                          "previous is not finite at cell (3, 2)");
+    EXPECT_EQ(simulation.steps_done(), 5);
   });
 }
 

@@ -36,7 +36,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -456,15 +455,14 @@ class SimulationOn final : public AnySimulation {
 using Default = Kokkos::DefaultExecutionSpace;
 using Host = Kokkos::DefaultHostExecutionSpace;
 
-// The library's check of the time step, with the way to allow it from Python.
-void check_stability(Scene const& scene, bool allow_unstable) {
-  validate(scene, {.allow_unstable = true});  // every other problem first, as validate() does
-  double const courant = courant_number(scene);
-  if (allow_unstable || courant <= max_stable_courant) return;
-  std::ostringstream message;
-  message << "unstable time step: c*dt/dx = " << courant
-          << " exceeds 1/sqrt(2) = 0.7071 (reduce dt, or pass allow_unstable=True)";
-  throw SceneError(message.str());
+// validate(), its error naming Python's way to allow an unstable time step.
+void validate_for_python(Scene const& scene, ValidationOptions const& options) {
+  try {
+    validate(scene, options);
+  } catch (UnstableTimeStep const& e) {
+    throw UnstableTimeStep(std::string(e.what()) + "; allow_unstable=True runs it anyway",
+                           e.courant());
+  }
 }
 
 // On `space` (a name of cli::compiled_spaces()), else as `wave2d run` chooses: the default
@@ -478,11 +476,11 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   if (!mode) {
     throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
   }
-  check_stability(scene, allow_unstable);
+  ValidationOptions const options{.allow_unstable = allow_unstable};
+  validate_for_python(scene, options);
   std::unique_ptr<AnySimulation> made;
   cli::on_space(space, backend, []<class ExecutionSpace>() {});  // before Kokkos starts
   ensure_initialized();
-  ValidationOptions const options{.allow_unstable = allow_unstable};
   cli::on_space(space, backend, [&]<class ExecutionSpace>() {
     made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
                                                           PlanOptions{.mode = *mode});

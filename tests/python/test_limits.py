@@ -110,8 +110,8 @@ class HostileSceneDicts(unittest.TestCase):
 
     def test_the_unstable_step_names_allow_unstable(self):
         unstable = dict(SCENE, time={"steps": 5, "dt": 0.9})
-        with self.assertRaisesRegex(wave2d.SceneError, r"^unstable time step: c\*dt/dx = .*, "
-                                    r"or pass allow_unstable=True\)$"):
+        with self.assertRaisesRegex(wave2d.SceneError, r"^unstable time step: c\*dt/dx = .*; "
+                                    r"allow_unstable=True runs it anyway$"):
             wave2d.Simulation(unstable)
         wave2d.Simulation(unstable, allow_unstable=True, backend="reference")
 
@@ -172,7 +172,7 @@ class SetState(unittest.TestCase):
                                         f"^set_state: {field} is not finite at cell \\(4, 3\\)$"):
                 simulation.set_state(*fields, 3)
         # float64 beyond float32 becomes inf on the way.
-        with self.assertRaisesRegex(ValueError, "current is not finite"):
+        with self.assertRaisesRegex(ValueError, "current is not finite"), np.errstate(over="ignore"):
             simulation.set_state(zero, np.full((30, 40), 1e300), 3)
         self.assertEqual(simulation.step, 7)
         np.testing.assert_array_equal(simulation.current, kept)

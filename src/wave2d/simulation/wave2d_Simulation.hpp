@@ -76,8 +76,9 @@ class Simulation {
 
   // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps (0 .. max_steps);
   // copies the fields, which must be contiguous row-major views (x fastest) of the local
-  // grid's extents, with finite values only (std::invalid_argument otherwise, the state
-  // unchanged). They may view this simulation's own fields, swapped or not.
+  // grid's extents, finite in the owned cells (std::invalid_argument otherwise, the state
+  // unchanged; a window's halo is its neighbours' to give). They may view this
+  // simulation's own fields, swapped or not.
   template <class Previous, class Current>
   void set_state(ExecutionSpace const& space, Previous const& previous, Current const& current,
                  std::int64_t step) {
@@ -241,26 +242,31 @@ class Simulation {
     }
   }
 
-  // Where the view lies: on the space's memory by a kernel, else on the host's.
+  // The first cell, in the local grid, of the owned cells that is not finite (a window's
+  // halo holds its neighbours' values, exchanged before they are read): by a kernel where
+  // the view is in the space's memory, else on the host.
   template <class View>
   std::optional<FieldCell> first_non_finite(ExecutionSpace const& space, View const& field) const {
     using Space = typename View::memory_space;
+    std::pair<int, int> const rows(window_.owned_y(), window_.owned_y() + window_.ny);
+    std::pair<int, int> const columns(window_.owned_x(), window_.owned_x() + window_.nx);
+    std::optional<FieldCell> cell;
     if constexpr (std::is_same_v<Space, MemorySpace>) {
-      return finite_check_.first_non_finite(space, field);
+      cell = finite_check_.first_non_finite(space, Kokkos::subview(field, rows, columns));
     } else if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible) {
-      auto const nx = std::int64_t(field.extent(1));
-      for (std::int64_t i = 0; i < std::int64_t(field.span()); ++i) {
-        if (!std::isfinite(field.data()[i])) {
-          return FieldCell{std::int32_t(i % nx), std::int32_t(i / nx)};
+      for (int y = rows.first; y < rows.second && !cell; ++y) {
+        for (int x = columns.first; x < columns.second && !cell; ++x) {
+          if (!std::isfinite(field(y, x))) cell = FieldCell{x - columns.first, y - rows.first};
         }
       }
-      return std::nullopt;
     } else {
       auto copy = detail::allocate<field_type>(space, "wave2d::Simulation::set_state",
                                                field.extent(0), field.extent(1));
       detail::copy(space, copy, field, "wave2d::Simulation::set_state");
-      return finite_check_.first_non_finite(space, copy);
+      cell = finite_check_.first_non_finite(space, Kokkos::subview(copy, rows, columns));
     }
+    if (cell) *cell = FieldCell{cell->x + columns.first, cell->y + rows.first};
+    return cell;
   }
 
   // The fields <- (previous, current), which may view them: copied in an order that

@@ -92,11 +92,17 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, ExchangeTest, testing::ValuesIn(backend_na
                          });
 
 // A grid whose blocks are too small for the strips: every rank waits for its halos.
+TEST(Exchange, OverlapIsTheDefaultOnDeviceSpacesOnly) {
+  bool const device = !Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
+  EXPECT_EQ(DistributedSimulation<Space>::Options{}.overlap, device);
+}
+
 TEST(Exchange, RanksOverlapOnlyWhereEveryWindowFits) {
   Space space;
   DistributedSimulation<Space>::Options options;
   options.halo = 8;
   options.ranks = {world_size(), 1};
+  options.overlap = true;
   DistributedSimulation<Space> narrow(MPI_COMM_WORLD, space, busy_scene(16 * world_size(), 60, 2),
                                       "kokkos-mdrange", options);
   EXPECT_FALSE(narrow.overlaps());

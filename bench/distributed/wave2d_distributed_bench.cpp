@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct Arguments {
   std::string backend = "kokkos-mdrange";
   std::array<int, 2> ranks{0, 0};
   std::int32_t halo = 0;
-  bool overlap = true;
+  std::optional<bool> overlap;  // unset: the library's default for the space
   int repetitions = 5;
 };
 
@@ -49,8 +50,10 @@ Arguments parse(int argc, char* argv[]) {
       a.backend = value;
     else if (key == "--halo")
       a.halo = std::stoi(value);
-    else if (key == "--overlap")
+    else if (key == "--overlap") {
+      if (value != "yes" && value != "no") throw std::invalid_argument("--overlap takes yes or no");
       a.overlap = value == "yes";
+    }
     else if (key == "--repetitions")
       a.repetitions = std::stoi(value);
     else if (key == "--ranks") {
@@ -93,7 +96,7 @@ int run(Arguments const& a) {
   wave2d::DistributedSimulation<Space>::Options options;
   options.ranks = a.ranks;
   options.halo = a.halo;
-  options.overlap = a.overlap;
+  if (a.overlap) options.overlap = *a.overlap;
   wave2d::DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, a.backend, options);
   std::vector<double> seconds;
   std::vector<double> exchange_share;

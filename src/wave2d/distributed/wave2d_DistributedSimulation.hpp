@@ -118,8 +118,10 @@ class DistributedSimulation {
     PlanOptions plan;                // for the backend "auto"
     // Whether a rank steps its window while its halos travel, then its border again from
     // the state before (BorderStrips), where its owned cells are more than twice the halo
-    // each way; else it waits for the halos, then steps.
-    bool overlap = true;
+    // each way; else it waits for the halos, then steps. On by default for device spaces
+    // only: on a host space the cores that would step are those that run MPI, and the
+    // strips' extra steps make it slower.
+    bool overlap = !Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
   };
 
   // How a job of `size` ranks splits the scene's grid for `backend`.

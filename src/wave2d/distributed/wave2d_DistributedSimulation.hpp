@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -316,7 +317,8 @@ class DistributedSimulation {
   }
 
   // Collective: on the cartesian communicator's rank 0, the whole grid's u(t_{n-1}) and
-  // u(t_n), row-major nx * ny; empty vectors elsewhere.
+  // u(t_n), row-major nx * ny; empty vectors elsewhere. For grids whose two fields fit int
+  // counts (std::length_error on every rank otherwise).
   std::pair<std::vector<float>, std::vector<float>> gather(ExecutionSpace const& space) {
     Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather");
     detail::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
@@ -328,7 +330,7 @@ class DistributedSimulation {
     Kokkos::deep_copy(space, host, buffer);
     wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
 
-    auto const [all, displacements] = gather_to_root(host.data(), int(host.size()));
+    auto const [all, displacements] = gather_to_root(host.data(), host.size());
     std::pair<std::vector<float>, std::vector<float>> fields;
     if (displacements.empty()) return fields;
     int const size = int(displacements.size());
@@ -369,7 +371,7 @@ class DistributedSimulation {
     for (std::size_t row = 0; row < rows; ++row) {
       for (std::size_t i : owned_here) mine.push_back(host(row, i));
     }
-    auto const [all, displacements] = gather_to_root(mine.data(), int(mine.size()));
+    auto const [all, displacements] = gather_to_root(mine.data(), mine.size());
     std::vector<float> gathered;
     if (displacements.empty()) return gathered;
     int const size = int(displacements.size());
@@ -413,12 +415,22 @@ class DistributedSimulation {
  private:
   // Collective: every rank's `count` floats, concatenated in rank order on rank 0, with
   // where each rank's begin; two empty vectors on the other ranks.
+  // Collective: every rank throws std::length_error when the whole exceeds int counts (write
+  // the fields with DistributedOutput instead, which gathers nothing).
   std::pair<std::vector<float>, std::vector<int>> gather_to_root(float const* data,
-                                                                 int count) const {
+                                                                 std::size_t values) const {
     int rank = 0;
     int size = 0;
     MPI_Comm_rank(cart_, &rank);
     MPI_Comm_size(cart_, &size);
+    std::uint64_t total = values;
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, cart_),
+                      "MPI_Allreduce");
+    if (total > std::uint64_t(std::numeric_limits<int>::max())) {
+      throw std::length_error("DistributedSimulation: " + std::to_string(total) +
+                              " values are too many to gather on one rank");
+    }
+    int const count = int(values);
     std::vector<int> counts(static_cast<std::size_t>(size));
     std::vector<int> displacements(static_cast<std::size_t>(size));
     detail::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),

@@ -862,8 +862,6 @@ void plan_outputs(RunOptions const& options, RunPlan& plan, RunFiles& files) {
     plan.name_note = "the scene file is named '" + name + "', as a built-in scene: its outputs (" +
                      plan.files.image().string() + ", ...) take that scene's names";
   }
-  plan.files.last_step = plan.steps;
-  plan.files.scale = parse_scale(options.scale);
   plan.images = can_write_png;
   if (options.h5_file) {
     if (!can_use_hdf5 || (plan.ranks && !can_use_parallel_hdf5)) {

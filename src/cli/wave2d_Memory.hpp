@@ -45,6 +45,19 @@ void check_memory(ExecutionSpace const& space, Scene const& scene) {
   }
 }
 
+// check_memory before Kokkos starts, for execution spaces whose memory the host's limits
+// bound: a run refused there starts no backend (a GPU's runtime may not start at all
+// under the address-space limit that refuses it). Nothing for other spaces.
+template <class ExecutionSpace>
+void check_memory_before_start(Scene const& scene) {
+  using MemorySpace = typename ExecutionSpace::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    if (auto error = memory_error(scene, detail::host_available_bytes(), ExecutionSpace::name())) {
+      throw *error;
+    }
+  }
+}
+
 }  // namespace wave2d::cli
 
 #endif

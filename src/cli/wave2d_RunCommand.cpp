@@ -673,6 +673,7 @@ void resume(ExecutionSpace const& space, Simulation<ExecutionSpace>& simulation,
 
 template <class ExecutionSpace>
 void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
+  check_memory_before_start<ExecutionSpace>(plan.scene);
   KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
   check_memory(space, plan.scene);

@@ -155,6 +155,17 @@ TEST_P(AutoTest, ConfigurationSaysWhatAutoChoseAndHow) {
 INSTANTIATE_TEST_SUITE_P(Spaces, AutoTest, testing::ValuesIn(compiled_spaces()),
                          [](auto const& info) { return info.param; });
 
+TEST(Plan, SummaryCountsItsCandidates) {
+  wave2d::Plan plan;
+  plan.backend = "kokkos-mdrange";
+  plan.mode = wave2d::PlanMode::measure;
+  plan.trial_seconds = 0.5;
+  plan.ranking = {{"kokkos-mdrange", 1.0}};
+  EXPECT_EQ(plan.summary(), "auto chose kokkos-mdrange: measured 1 candidate in 0.500 s");
+  plan.ranking.push_back({"kokkos-tiled", 0.5});
+  EXPECT_EQ(plan.summary(), "auto chose kokkos-mdrange: measured 2 candidates in 0.500 s");
+}
+
 // The cache's entries, written and read without Kokkos.
 PlanKey some_key() { return {"Some CPU", "OpenMP", 4, 301, 203, "9.9.9"}; }
 

@@ -160,8 +160,9 @@ void check_checkpoint_matches(fs::path const& path, CheckpointData const& data, 
   // Its trace's columns must be this scene's, for the run's trace to go on from it.
   if (data.receivers != scene.receivers.size()) {
     throw CheckpointError(name + " is of another scene: it has the trace of " +
-                          std::to_string(data.receivers) + " receivers, this scene has " +
-                          std::to_string(scene.receivers.size()));
+                          std::to_string(data.receivers) +
+                          (data.receivers == 1 ? " receiver" : " receivers") +
+                          ", this scene has " + std::to_string(scene.receivers.size()));
   }
   if (data.receivers_hash != receivers_hash(scene)) {
     throw CheckpointError(name + " is of another scene: its receivers are at other cells");

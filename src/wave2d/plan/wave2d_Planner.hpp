@@ -54,8 +54,8 @@ struct Plan {
     if (mode == PlanMode::estimate) return chose + "estimated, no trial";
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3f", trial_seconds);
-    return chose + "measured " + std::to_string(ranking.size()) + " candidates in " + seconds +
-           " s";
+    return chose + "measured " + std::to_string(ranking.size()) +
+           (ranking.size() == 1 ? " candidate in " : " candidates in ") + seconds + " s";
   }
 };
 

@@ -39,7 +39,7 @@ if has build; then
 fi
 if has test; then
   stage test
-  (cd "$build" && ctest -j 8 --output-on-failure --timeout 600 > "$out/ctest.log" 2>&1) || status=1
+  (cd "$build" && ctest -j 8 --output-on-failure --timeout 150 > "$out/ctest.log" 2>&1) || status=1
   tail -5 "$out/ctest.log"
 fi
 if has tune; then

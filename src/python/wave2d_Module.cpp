@@ -455,16 +455,6 @@ class SimulationOn final : public AnySimulation {
 using Default = Kokkos::DefaultExecutionSpace;
 using Host = Kokkos::DefaultHostExecutionSpace;
 
-// validate(), its error naming Python's way to allow an unstable time step.
-void validate_for_python(Scene const& scene, ValidationOptions const& options) {
-  try {
-    validate(scene, options);
-  } catch (UnstableTimeStep const& e) {
-    throw UnstableTimeStep(std::string(e.what()) + "; allow_unstable=True runs it anyway",
-                           e.courant());
-  }
-}
-
 // On `space` (a name of cli::compiled_spaces()), else as `wave2d run` chooses: the default
 // execution space where the backend runs there, else the host's (the reference, when the
 // default space is a GPU's).
@@ -476,8 +466,9 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   if (!mode) {
     throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
   }
-  ValidationOptions const options{.allow_unstable = allow_unstable};
-  validate_for_python(scene, options);
+  ValidationOptions const options{.allow_unstable = allow_unstable,
+                                  .how_to_allow_unstable = "allow_unstable=True"};
+  validate(scene, options);
   std::unique_ptr<AnySimulation> made;
   cli::on_space(space, backend, []<class ExecutionSpace>() {});  // before Kokkos starts
   ensure_initialized();

@@ -140,8 +140,10 @@ void validate_time_axis(Scene const& scene) {
 void validate_kappa(Scene const& scene, ValidationOptions options) {
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
+    std::string const& how = options.how_to_allow_unstable;
     throw UnstableTimeStep("unstable time step: c*dt/dx = " + number_text(courant) +
-                               " exceeds 1/sqrt(2) = 0.7071 (reduce dt)",
+                               " exceeds 1/sqrt(2) = 0.7071 (reduce dt)" +
+                               (how.empty() ? "" : "; " + how + " runs it anyway"),
                            courant);
   }
   // Only an allowed unstable step can get here with κ beyond float.

@@ -22,8 +22,8 @@ class SceneError : public std::runtime_error {
 };
 
 // A time step above the stability bound: the one SceneError that a caller may choose to
-// allow (ValidationOptions::allow_unstable). Its message names no way of allowing it, so
-// that each front end adds its own.
+// allow (ValidationOptions::allow_unstable). Its message names the front end's way of
+// allowing it, ValidationOptions::how_to_allow_unstable, where one is given.
 class UnstableTimeStep : public SceneError {
  public:
   UnstableTimeStep(std::string const& message, double courant)
@@ -97,6 +97,9 @@ inline constexpr double max_stable_courant = 0.70710678118654752;
 
 struct ValidationOptions {
   bool allow_unstable = false;
+  // How the caller's users allow an unstable time step (e.g. "--allow-unstable"), named in
+  // its error; empty: not named.
+  std::string how_to_allow_unstable;
 };
 
 // The stencil adds four neighbours and twice the cell: a field as large as a source's

@@ -45,13 +45,18 @@ void check_memory(ExecutionSpace const& space, Scene const& scene) {
   }
 }
 
-// check_memory before Kokkos starts, for execution spaces whose memory the host's limits
-// bound: a run refused there starts no backend (a GPU's runtime may not start at all
-// under the address-space limit that refuses it). Nothing for other spaces.
+// Whether ExecutionSpace's memory is bounded by the host's limits, known before Kokkos
+// starts; a device's free memory is known only once it has.
+template <class ExecutionSpace>
+inline constexpr bool uses_host_memory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+
+// check_memory before Kokkos starts, for spaces that use host memory: a run refused there
+// starts no backend (a GPU's runtime may not start at all under the address-space limit
+// that refuses it). Nothing for other spaces.
 template <class ExecutionSpace>
 void check_memory_before_start(Scene const& scene) {
-  using MemorySpace = typename ExecutionSpace::memory_space;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+  if constexpr (uses_host_memory<ExecutionSpace>) {
     if (auto error = memory_error(scene, detail::host_available_bytes(), ExecutionSpace::name())) {
       throw *error;
     }

@@ -676,7 +676,7 @@ void simulate(RunPlan const& plan, std::vector<char*> kokkos_arguments) {
   check_memory_before_start<ExecutionSpace>(plan.scene);
   KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
-  check_memory(space, plan.scene);
+  if constexpr (!uses_host_memory<ExecutionSpace>) check_memory(space, plan.scene);
   print_build_notes(plan);
   print_run(plan, describe(space));
   std::cout << std::flush;
@@ -776,26 +776,17 @@ void simulate_distributed(RunPlan const& plan, std::vector<char*> kokkos_argumen
 }
 #endif
 
-// validate(), its error naming the program's way to allow an unstable time step.
-void validate_for_run(Scene const& scene, ValidationOptions const& options) {
-  try {
-    validate(scene, options);
-  } catch (UnstableTimeStep const& e) {
-    throw UnstableTimeStep(std::string(e.what()) + "; --allow-unstable runs it anyway",
-                           e.courant());
-  }
-}
-
 // The scene, its steps, the backend, the space and how auto chooses.
 RunPlan plan_scene(RunOptions const& options, Scene scene) {
   RunPlan plan;
   plan.scene = std::move(scene);
   plan.validation.allow_unstable = options.allow_unstable;
+  plan.validation.how_to_allow_unstable = "--allow-unstable";
   plan.keep_last_finite = options.keep_last_finite;
   plan.steps = options.steps.value_or(plan.scene.steps);
   // Validated for the steps it runs: its sources' values over them.
   plan.scene.steps = plan.steps;
-  validate_for_run(plan.scene, plan.validation);
+  validate(plan.scene, plan.validation);
   plan.backend = options.backend;
   plan.space = options.space;
   on_space(plan.space, plan.backend, []<class ExecutionSpace>() {});  // an InputError now

@@ -177,9 +177,21 @@ TEST_F(CliOutputs, AnImmutableTargetIsRefusedBeforeTheRun) {
   EXPECT_EQ(read_file(work() / "kept.npy"), "kept");
 }
 
+// Why the program cannot be run as other_user here, if it cannot: not root, or a folder
+// above the build closed to other users (a checkout under a 0700 folder).
+std::optional<std::string> why_not_as_other_user() {
+  if (::geteuid() != 0) return needs_root;
+  if (as_user(other_user, [] { return ::access(WAVE2D_CLI, X_OK) == 0 ? "yes" : "no"; }) !=
+      "yes") {
+    return "uid " + std::to_string(other_user) + " cannot run " + WAVE2D_CLI +
+           " (a folder above it is closed to other users)";
+  }
+  return std::nullopt;
+}
+
 // Another user's file in a /tmp-like folder: its owner alone may replace it, root too.
 TEST_F(CliOutputs, AnotherUsersFileInAStickyFolderIsRefusedBeforeTheRun) {
-  if (::geteuid() != 0) GTEST_SKIP() << needs_root;
+  if (auto const why = why_not_as_other_user()) GTEST_SKIP() << *why;
   ASSERT_EQ(::chown(work().c_str(), other_user, other_user), 0);
   fs::path const sticky = root_.path() / "tmp";
   fs::create_directory(sticky);
@@ -197,7 +209,7 @@ TEST_F(CliOutputs, AnotherUsersFileInAStickyFolderIsRefusedBeforeTheRun) {
 }
 
 TEST_F(CliOutputs, AFolderTheUserCannotWriteIsRefusedBeforeTheRun) {
-  if (::geteuid() != 0) GTEST_SKIP() << needs_root;
+  if (auto const why = why_not_as_other_user()) GTEST_SKIP() << *why;
   ASSERT_EQ(::chown(work().c_str(), other_user, other_user), 0);
   fs::path const folder = root_.path() / "roots";
   fs::create_directory(folder);

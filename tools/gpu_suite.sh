@@ -138,9 +138,9 @@ if has ncu; then
   metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
   metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
-  for pair in ${WAVE2D_NCU_KERNELS:-cuda-stream:stream_steps cuda-shmem:shmem_steps kokkos-tiled:TiledSteps kokkos-stream:StreamSteps}; do
+  for pair in ${WAVE2D_NCU_KERNELS:-cuda-stream:stream_steps cuda-shmem:shmem_steps kokkos-tiled:TiledSteps}; do
     backend=${pair%%:*} kernel=${pair#*:}
-    ncu --csv --page raw --print-units base --metrics "$metrics" --kernel-name-base demangled \
+    ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" --kernel-name-base demangled \
       --kernel-name "regex:$kernel" "$cli" run --scene double-slit --steps 48 --backend "$backend" \
       --no-receivers --output "$out/ncu-out" > "$out/ncu-$backend.csv" 2> "$out/ncu-$backend.log" ||
       status=1

@@ -758,7 +758,7 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
   return read_scene_file(path, options).scene;
 }
 
-void validate(SceneFile const& file, ValidationOptions options) {
+void validate(SceneFile const& file, ValidationOptions const& options) {
   try {
     validate(file.scene, options);
   } catch (UnstableTimeStep const& e) {
@@ -786,7 +786,7 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
   return read_scene_file(path, options).scene;
 }
 
-void validate(SceneFile const& file, ValidationOptions options) { validate(file.scene, options); }
+void validate(SceneFile const& file, ValidationOptions const& options) { validate(file.scene, options); }
 
 }  // namespace wave2d
 

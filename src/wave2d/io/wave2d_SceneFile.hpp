@@ -59,7 +59,7 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
 
 // validate() on the file's scene, an UnstableTimeStep named at the file's
 // time_step_key ("scene.toml:8: time.dt: unstable time step: ...").
-void validate(SceneFile const& file, ValidationOptions options = {});
+void validate(SceneFile const& file, ValidationOptions const& options = {});
 
 // read_scene_file's scene.
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});

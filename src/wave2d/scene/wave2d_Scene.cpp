@@ -137,7 +137,7 @@ void validate_time_axis(Scene const& scene) {
   }
 }
 
-void validate_kappa(Scene const& scene, ValidationOptions options) {
+void validate_kappa(Scene const& scene, ValidationOptions const& options) {
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
     std::string const& how = options.how_to_allow_unstable;
@@ -160,7 +160,7 @@ void validate_kappa(Scene const& scene, ValidationOptions options) {
   }
 }
 
-void validate(Scene const& scene, ValidationOptions options) {
+void validate(Scene const& scene, ValidationOptions const& options) {
   if (scene.nx <= 0 || scene.ny <= 0) {
     fail("grid size must be positive, got " + std::to_string(scene.nx) + " x " +
          std::to_string(scene.ny));

@@ -114,7 +114,7 @@ std::string receiver_name(Scene const& scene, std::size_t i);
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
 // step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
 // that single precision cannot hold.
-void validate(Scene const& scene, ValidationOptions options = {});
+void validate(Scene const& scene, ValidationOptions const& options = {});
 
 // Parts of validate() about what several values give together, for a reader that names
 // the input those values came from (a scene file's keys); each throws as validate() would.
@@ -123,7 +123,7 @@ void validate(Scene const& scene, ValidationOptions options = {});
 void validate_time_axis(Scene const& scene);
 // The stability bound, and κ = (c·dt/dx)² of the fastest and slowest cells within single
 // precision's normal numbers (a κ that rounds to 0 would freeze the wave).
-void validate_kappa(Scene const& scene, ValidationOptions options = {});
+void validate_kappa(Scene const& scene, ValidationOptions const& options = {});
 // Source i's value finite at steps 0 and scene.steps, its amplitude within max_source_amplitude.
 void validate_source_values(Scene const& scene, std::size_t i);
 

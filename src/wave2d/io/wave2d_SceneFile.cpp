@@ -786,7 +786,9 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
   return read_scene_file(path, options).scene;
 }
 
-void validate(SceneFile const& file, ValidationOptions const& options) { validate(file.scene, options); }
+void validate(SceneFile const& file, ValidationOptions const& options) {
+  validate(file.scene, options);
+}
 
 }  // namespace wave2d
 

@@ -272,9 +272,8 @@ TEST_F(Cli, AutoRunsOnEverySpace) {
   auto const spaces = listed_spaces(wave2d("backends").out);
   for (auto const& space : spaces) {
     fs::remove(work() / "f.npy");
-    Result const result =
-        wave2d("run --scene double-slit-small --steps 21 --save-npy f.npy --output . --space " +
-               space);
+    Result const result = wave2d(
+        "run --scene double-slit-small --steps 21 --save-npy f.npy --output . --space " + space);
     ASSERT_EQ(result.status, 0) << space << ": " << result.err;
     EXPECT_TRUE(contains(result.out, "auto chose ")) << result.out;
     EXPECT_TRUE(contains(result.out, "trial ")) << result.out;
@@ -287,8 +286,8 @@ TEST_F(Cli, PlanRanksTheCandidatesAndKeepsThePlan) {
   std::string const environment = "XDG_CACHE_HOME='" + cache.string() + "'";
   Result const plan = wave2d("plan --scene double-slit-small", environment);
   ASSERT_EQ(plan.status, 0) << plan.err;
-  for (auto part : {"double-slit-small, 201 x 201", "trial ", "1. ", "GCells/s", "<- auto",
-                    "estimate  "}) {
+  for (auto part :
+       {"double-slit-small, 201 x 201", "trial ", "1. ", "GCells/s", "<- auto", "estimate  "}) {
     EXPECT_TRUE(contains(plan.out, part)) << part << " in\n" << plan.out;
   }
   Result const cached = wave2d("run --scene double-slit-small --steps 3 --output o", environment);
@@ -859,11 +858,10 @@ INSTANTIATE_TEST_SUITE_P(Cli, CliCheckpoint,
 TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
   if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   std::string const scene = "run --scene double-slit-small --steps 60 ";
-  ASSERT_EQ(
-      wave2d("run --scene double-slit-small --backend kokkos-mdrange --steps 40 "
-             "--checkpoint-every 20 ck --output o")
-          .status,
-      0);
+  ASSERT_EQ(wave2d("run --scene double-slit-small --backend kokkos-mdrange --steps 40 "
+                   "--checkpoint-every 20 ck --output o")
+                .status,
+            0);
   std::string const good = read_file(work() / "ck");
   auto const with = [&](std::string const& name, std::string const& bytes) {
     write_text(inputs() / name, bytes);
@@ -894,8 +892,8 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
        "is corrupted (/field/previous cannot be read back: reading: HDF5: data error detected "
        "by Fletcher32 checksum)"},
       {scene + "--resume " + with("binary", binary),
-       "is a checkpoint of format 2, from before checkpoints were HDF5 files: this wave2d " WAVE2D_VERSION
-       " reads format 3 only"},
+       "is a checkpoint of format 2, from before checkpoints were HDF5 files: this "
+       "wave2d " WAVE2D_VERSION " reads format 3 only"},
       {scene + "--resume " + (inputs() / "older").string(),
        "was written by wave2d 0.0.1, backend kokkos-mdrange"},
       {scene + "--resume " + (inputs() / "tiny.toml").string(), "is not a wave2d checkpoint"},
@@ -1272,7 +1270,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "--checkpoint-every"},
         BadInput{"checkpoint_is_the_npy",
                  "run --scene double-slit-small --checkpoint-every 5 f.npy +",
-                 "is also the checkpoint 'f.npy'"},
+                 "is also --checkpoint-every 'f.npy'"},
         BadInput{"checkpoint_is_the_scene_file",
                  "run --scene @/tiny.toml --checkpoint-every 5 @/tiny.toml +",
                  "would overwrite the input '", reads_a_scene_file},

@@ -1,7 +1,7 @@
 // A distributed run's files, each rank writing its block (CTest runs these under mpirun
 // on 1, 2, 3, 4 and 6 ranks, with test_distributed.cpp): a rank that cannot write ends
 // every rank with its message and leaves nothing behind.
-#include <wave2d/distributed/wave2d_DistributedOutput.hpp>
+#include <wave2d/run/wave2d_DistributedRun.hpp>
 #include <wave2d_TestHelpers.hpp>
 
 #include <mpi.h>
@@ -57,8 +57,9 @@ TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
   fs::path const path = directory / "run.h5";
   int const failing = world_size() - 1;
   try {
-    FieldFile file = open_field_file(path, simulation);
-    write_frame(file, space, simulation);
+    FieldFile file(path, scene, simulation.window(), simulation.processes());
+    file.write_frame(simulation.steps_done(),
+                     owned_cells(space, simulation.window(), simulation.local().current()));
     auto previous = owned_cells(space, simulation.window(), simulation.local().previous());
     auto const current = owned_cells(space, simulation.window(), simulation.local().current());
     if (world_rank() == failing) previous.pop_back();  // a block this rank cannot write
@@ -80,7 +81,8 @@ TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
                                           "kokkos-mdrange");
   fs::path const directory = fresh_directory("cannot_create");
   try {
-    FieldFile file = open_field_file(directory / "missing" / "run.h5", simulation);
+    FieldFile file(directory / "missing" / "run.h5", simulation.local().scene(),
+                   simulation.window(), simulation.processes());
     ADD_FAILURE() << "rank " << world_rank() << " created it";
   } catch (OutputError const& e) {
     EXPECT_TRUE(contains(e.what(), "cannot write '" + (directory / "missing" / "run.h5").string()))

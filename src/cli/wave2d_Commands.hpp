@@ -2,9 +2,8 @@
 #ifndef WAVE2D_CLI_COMMANDS_HPP
 #define WAVE2D_CLI_COMMANDS_HPP
 
-#include <wave2d/io/wave2d_SceneFile.hpp>
-
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -26,17 +25,27 @@ inline constexpr int exit_input_error = 2;
 // An InputError, or the library's SceneError.
 bool is_input_error(std::exception const& e);
 
+// check_kokkos_arguments (run/wave2d_KokkosArguments.hpp), its refusal an InputError.
+void check_arguments(std::vector<char*> const& kokkos_arguments);
+
 // "1 receiver", "3 receivers": a count and its noun, in agreement.
 inline std::string counted(std::int64_t count, std::string const& noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
+// A rate of GCells/s to three significant digits, whole above 100: "1006", "13.8", "0.0412".
+inline std::string rate_text(double gcells_per_second) {
+  char text[32];
+  std::snprintf(text, sizeof text, gcells_per_second >= 100.0 ? "%.0f" : "%.3g", gcells_per_second);
+  return text;
+}
+
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
   std::string backend = "auto";
-  std::string space;                  // --space; empty: Kokkos' default execution space
-  std::string plan_mode = "cached";   // --plan: how auto chooses
-  std::optional<std::int64_t> steps;  // the scene's own when not given
+  std::string space;                     // --space; empty: Kokkos' default execution space
+  std::optional<std::string> plan_mode;  // --plan: how auto chooses (default: cached)
+  std::optional<std::int64_t> steps;     // the scene's own when not given
   std::string output_directory = "out";
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
@@ -64,9 +73,6 @@ void report_error(std::exception const& e);
 void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments);
 
 void list_scenes(std::ostream& out);
-
-// A built-in scene's name or a scene file: the scene and the files it was read from.
-SceneFile load_scene(std::string const& name_or_file);
 
 // The backends `run` accepts, per compiled space: "cuda: auto, cuda-naive, ...; serial: ...".
 std::string available_backends();

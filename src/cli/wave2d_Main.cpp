@@ -1,8 +1,9 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
-#include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/run/wave2d_KokkosArguments.hpp>
+#include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
@@ -19,6 +20,7 @@
 
 namespace {
 
+using namespace wave2d;
 using namespace wave2d::cli;
 
 std::string version() {
@@ -70,14 +72,14 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->capture_default_str()
       ->type_name("NAME");
   run.add_option("--space", options.space,
-                 "The execution space: " + compiled_spaces() + " (default: " +
-                     space_name<Kokkos::DefaultExecutionSpace>() + ", or the host's for a "
+                 "The execution space: " + compiled_spaces() +
+                     " (default: " + space_name<Kokkos::DefaultExecutionSpace>() +
+                     ", or the host's for a "
                      "backend only it has)")
       ->type_name("SPACE");
   run.add_option("--plan", options.plan_mode,
-                 "How auto chooses: cached (the plan cache, else a trial that is then kept), "
-                 "measure (a trial), estimate (a rule, no trial)")
-      ->capture_default_str()
+                 "How auto chooses: cached (the default: the plan cache, else a trial that is "
+                 "then kept), measure (a trial), estimate (a rule, no trial)")
       ->check(CLI::IsMember({"cached", "measure", "estimate"}))
       ->type_name("MODE");
   run.add_option("--steps", options.steps, "Number of time steps (default: the scene's)")
@@ -149,6 +151,14 @@ void add_run_options(CLI::App& run, RunOptions& options) {
 
 namespace wave2d::cli {
 
+void check_arguments(std::vector<char*> const& kokkos_arguments) {
+  try {
+    check_kokkos_arguments(kokkos_arguments);
+  } catch (std::invalid_argument const& e) {
+    throw InputError(e.what());
+  }
+}
+
 bool is_input_error(std::exception const& e) {
   return dynamic_cast<InputError const*>(&e) != nullptr ||
          dynamic_cast<wave2d::SceneError const*>(&e) != nullptr;
@@ -180,8 +190,9 @@ int main(int argc, char* argv[]) {
   CLI::App* backends =
       app.add_subcommand("backends", "List the backends `run` accepts, per execution space");
   std::string backends_scene;
-  backends->add_option("--scene", backends_scene,
-                       "Also say what auto chooses for this scene on each space")
+  backends
+      ->add_option("--scene", backends_scene,
+                   "Also say what auto chooses for this scene on each space")
       ->type_name("NAME|FILE");
   CLI::App* plan = app.add_subcommand(
       "plan", "Measure auto's candidates for a scene and print them ranked (keeps the plan)");
@@ -212,13 +223,13 @@ int main(int argc, char* argv[]) {
     } else if (*backends && backends_scene.empty()) {
       list_backends(std::cout);
     } else if (*backends) {
-      check_kokkos_arguments(kokkos_arguments);
+      check_arguments(kokkos_arguments);
       list_backends_for(std::cout, backends_scene, kokkos_arguments);
     } else if (*plan) {
-      check_kokkos_arguments(kokkos_arguments);
+      check_arguments(kokkos_arguments);
       plan_command(plan_scene, plan_space, kokkos_arguments);
     } else if (*run) {
-      check_kokkos_arguments(kokkos_arguments);
+      check_arguments(kokkos_arguments);
       run_command(options, kokkos_arguments);
     }
     return 0;

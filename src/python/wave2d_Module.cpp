@@ -6,20 +6,22 @@
 // holds a Kokkos allocation lets it go: a simulation is then unusable (RuntimeError),
 // and an array viewing a field must not be read any more (atexit handlers registered
 // before wave2d was imported run after it).
-#include <cli/wave2d_Commands.hpp>
-#include <cli/wave2d_KokkosArguments.hpp>
-#include <cli/wave2d_Memory.hpp>
-#include <cli/wave2d_Spaces.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
+#include <wave2d/plan/wave2d_Backends.hpp>
+#include <wave2d/run/wave2d_Checkpoints.hpp>
+#include <wave2d/run/wave2d_Experiment.hpp>
+#include <wave2d/run/wave2d_KokkosArguments.hpp>
+#include <wave2d/run/wave2d_Run.hpp>
+#include <wave2d/run/wave2d_RunMemory.hpp>
+#include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
-#include <wave2d/simulation/wave2d_Backends.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
-#include <wave2d/wave2d_Config.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -89,7 +91,7 @@ void initialize(std::vector<std::string> const& arguments) {
   kept.insert(kept.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
   for (auto& argument : kept) argv.push_back(argument.data());
-  cli::check_kokkos_arguments(argv);  // Kokkos aborts on some bad ones
+  check_kokkos_arguments(argv);  // Kokkos aborts on some bad ones
   int argc = int(argv.size());
   argv.push_back(nullptr);
   Kokkos::initialize(argc, argv.data());
@@ -128,32 +130,10 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
-// As `wave2d run` asks of a scene file's grid, before any per-cell buffer: that its run
-// fits in the host's memory.
-void check_grid_memory(std::int32_t nx, std::int32_t ny) {
-  try {
-    cli::check_host_memory(nx, ny);
-  } catch (cli::InputError const& e) {
-    throw InsufficientMemory(e.what());
-  }
-}
-
-SceneFileOptions const scene_file_options{.check_grid = check_grid_memory};
+SceneFileOptions const scene_file_options{.check_grid = check_host_memory};
 
 // As `wave2d run --scene`: a built-in scene's name, else a scene file.
-Scene scene_from_name_or_file(std::string const& name) {
-  for (auto const& info : builtin_scenes()) {
-    if (info.name == name) return builtin_scene(info.name);
-  }
-  std::error_code error;
-  if (fs::symlink_status(name, error).type() == fs::file_type::not_found) {
-    std::string names;
-    for (auto const& known : builtin_names()) names += (names.empty() ? "" : ", ") + known;
-    throw SceneError("unknown scene '" + name + "': neither a built-in scene (" + names +
-                     ") nor a scene file");
-  }
-  return load_scene_file(name, scene_file_options);
-}
+Scene scene_from_name_or_file(std::string const& name) { return load_scene(name).scene; }
 
 Scene to_scene(py::handle source) {
   if (py::isinstance<Scene>(source)) return source.cast<Scene>();
@@ -320,15 +300,15 @@ class SimulationOn final : public AnySimulation {
       ~Done() { flag = false; }
     } const done_advancing{advancing_};
     std::int64_t done = 0;
-    std::int64_t chunk = 1;
+    detail::Chunks chunks;
     while (done < steps) {
       // wave2d.finalize(), from another thread or the callback, lets the simulation go.
       if (releasing_) throw std::runtime_error("wave2d: Kokkos was finalized while advancing");
-      std::int64_t n = std::min(chunk, steps - done);
+      std::int64_t n = chunks.next(steps - done);
       if (progress.every) n = std::min(n, *progress.every - done % *progress.every);
       double const seconds = run_chunk(simulation, n);
       done += n;
-      if (seconds < 0.1 && chunk <= steps / 2) chunk *= 2;           // few fences, prompt signals
+      chunks.took(n, seconds);
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C: KeyboardInterrupt
       bool const report = !progress.every || done % *progress.every == 0 || done == steps;
       if (!progress.callback.is_none() && report) progress.callback(simulation.steps_done());
@@ -381,34 +361,11 @@ class SimulationOn final : public AnySimulation {
 
   void write_checkpoint(fs::path const& path) override {
     Access const access(*this, Access::reads);
-    auto& simulation = get();
-    CheckpointData data;
-    data.nx = simulation.scene().nx;
-    data.ny = simulation.scene().ny;
-    data.step = simulation.steps_done();
-    data.scene_hash = scene_hash(simulation.scene());
-    data.numerics = numerics();
-    data.configuration = simulation.stepper_configuration();
-    data.previous = wave2d::to_host(space_, simulation.previous());
-    data.current = wave2d::to_host(space_, simulation.current());
-    data.receivers = std::uint32_t(simulation.scene().receivers.size());
-    data.receivers_hash = receivers_hash(simulation.scene());
-    data.trace_first_step = simulation.receivers_first_step();
-    data.trace = wave2d::to_host(space_, simulation.receivers());
-    wave2d::write_checkpoint(path, data);
+    wave2d::write_checkpoint(path, space_, get());
   }
   void resume(fs::path const& path) override {
     Access const access(*this, Access::changes);
-    auto& simulation = get();
-    CheckpointData const data = read_checkpoint(path, [&](CheckpointData const& header) {
-      check_checkpoint_matches(path, header, simulation.scene(), numerics());
-    });
-    set_state(simulation, data.previous.data(), data.current.data(), data.step);
-    using Host = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    simulation.restore_receivers(space_, Host(data.trace.data(), data.trace_rows(), data.receivers),
-                                 data.trace_first_step);
-    wave2d::fence(space_, "wave2d::python::resume");  // the host trace goes after it
+    wave2d::resume(path, space_, get());
   }
 
  private:
@@ -434,10 +391,6 @@ class SimulationOn final : public AnySimulation {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  std::string numerics() {
-    return numerics_text(get().backend(), ExecutionSpace::name());
-  }
-
   void set_state(Simulation<ExecutionSpace>& simulation, float const* previous,
                  float const* current, std::int64_t step) {
     Window const& window = simulation.window();
@@ -455,7 +408,7 @@ class SimulationOn final : public AnySimulation {
 using Default = Kokkos::DefaultExecutionSpace;
 using Host = Kokkos::DefaultHostExecutionSpace;
 
-// On `space` (a name of cli::compiled_spaces()), else as `wave2d run` chooses: the default
+// On `space` (a name of compiled_spaces()), else as `wave2d run` chooses: the default
 // execution space where the backend runs there, else the host's (the reference, when the
 // default space is a GPU's).
 std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::string const& backend,
@@ -466,13 +419,14 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   if (!mode) {
     throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
   }
-  ValidationOptions const options{.allow_unstable = allow_unstable,
-                                  .how_to_allow_unstable = "allow_unstable=True"};
+  ValidationOptions options{.allow_unstable = allow_unstable,
+                            .how_to_allow_unstable = "allow_unstable=True"};
   validate(scene, options);
+  options.validated = true;
+  std::string const space_name = space_for(space, backend);  // before Kokkos starts
   std::unique_ptr<AnySimulation> made;
-  cli::on_space(space, backend, []<class ExecutionSpace>() {});  // before Kokkos starts
   ensure_initialized();
-  cli::on_space(space, backend, [&]<class ExecutionSpace>() {
+  on_space(space_name, [&]<class ExecutionSpace>() {
     made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
                                                           PlanOptions{.mode = *mode});
   });
@@ -546,8 +500,6 @@ PYBIND11_MODULE(wave2d, m) {
       (*checkpoint_error)(e.what());
     } catch (InsufficientMemory const& e) {
       PyErr_SetString(PyExc_MemoryError, e.what());
-    } catch (cli::InputError const& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (std::invalid_argument const& e) {
       // "wave2d::Simulation::set_state: ...": set_state is what Python called.
       std::string_view message = e.what();
@@ -573,8 +525,8 @@ PYBIND11_MODULE(wave2d, m) {
       "spaces",
       [] {
         std::vector<std::string> names;
-        cli::for_each_space(
-            [&]<class ExecutionSpace>() { names.push_back(cli::space_name<ExecutionSpace>()); });
+        for_each_space(
+            [&]<class ExecutionSpace>() { names.push_back(space_name<ExecutionSpace>()); });
         return names;
       },
       "The execution spaces a Simulation takes (space=), the default first.");

@@ -10,13 +10,13 @@
 #include <wave2d/core/wave2d_Coefficients.hpp>
 #include <wave2d/core/wave2d_KernelParams.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/plan/wave2d_Backends.hpp>
 #include <wave2d/plan/wave2d_PlanCache.hpp>
 #include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/reference/wave2d_Reference.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
-#include <wave2d/simulation/wave2d_Backends.hpp>
 #include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 

@@ -2,9 +2,11 @@
 #ifndef WAVE2D_FIELDS_HPP
 #define WAVE2D_FIELDS_HPP
 
+#include <wave2d/core/wave2d_Window.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace wave2d {
@@ -35,6 +37,25 @@ std::vector<float> to_host(ExecutionSpace const& space, View const& view) {
                     view);
   wave2d::fence(space, "wave2d::to_host");
   return host;
+}
+
+// The owned cells of `window` in a field of its local grid (the whole field for a whole
+// window), row-major, copied to the host on `space`, which is fenced.
+template <class ExecutionSpace, class View>
+std::vector<float> owned_cells(ExecutionSpace const& space, Window const& window,
+                               View const& field) {
+  using MemorySpace = typename View::memory_space;
+  if (window.nx == window.local_nx() && window.ny == window.local_ny()) {
+    return to_host(space, field);
+  }
+  auto const owned =
+      Kokkos::subview(field, std::pair(window.owned_y(), window.owned_y() + window.ny),
+                      std::pair(window.owned_x(), window.owned_x() + window.nx));
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> packed(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::owned_cells"), window.ny,
+      window.nx);
+  Kokkos::deep_copy(space, packed, owned);
+  return to_host(space, packed);
 }
 
 }  // namespace wave2d

@@ -6,6 +6,7 @@
 #include <wave2d/distributed/detail/wave2d_BorderStrips.hpp>
 #include <wave2d/distributed/detail/wave2d_HaloMessages.hpp>
 #include <wave2d/distributed/wave2d_Decomposition.hpp>
+#include <wave2d/distributed/wave2d_MpiProcesses.hpp>
 #include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
@@ -31,35 +32,6 @@ namespace wave2d {
 
 namespace detail {
 
-inline void check_mpi(int status, char const* what) {
-  if (status != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
-}
-
-// Runs f on every rank of comm; if it throws on any, throws on all of them, with the
-// message of the lowest failing rank: one rank's failure ends the job instead of hanging.
-template <class F>
-void on_every_rank(MPI_Comm comm, F&& f) {
-  std::string error;
-  try {
-    f();
-  } catch (std::exception const& e) {
-    error = e.what();
-    if (error.empty()) error = "unknown error";
-  }
-  int rank = 0;
-  int size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int failed = error.empty() ? size : rank;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  if (failed == size) return;
-  int length = int(error.size());
-  check_mpi(MPI_Bcast(&length, 1, MPI_INT, failed, comm), "MPI_Bcast");
-  error.resize(std::size_t(length));
-  check_mpi(MPI_Bcast(error.data(), length, MPI_CHAR, failed, comm), "MPI_Bcast");
-  throw std::runtime_error("rank " + std::to_string(failed) + ": " + error);
-}
-
 // Whether MPI can read and write CUDA device memory (Open MPI's extension says so).
 inline bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -67,19 +39,6 @@ inline bool mpi_is_cuda_aware() {
 #else
   return false;
 #endif
-}
-
-// The scene's receivers in the owned cells of `window`: their indices, ascending.
-inline std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window) {
-  std::vector<std::size_t> owned;
-  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
-    Receiver const& r = scene.receivers[i];
-    if (r.x >= window.x0 && r.x < window.x0 + window.nx && r.y >= window.y0 &&
-        r.y < window.y0 + window.ny) {
-      owned.push_back(i);
-    }
-  }
-  return owned;
 }
 
 // (previous, current) over rect <-> buffer, previous first, row-major.
@@ -116,7 +75,7 @@ class DistributedSimulation {
     std::array<int, 2> ranks{0, 0};  // ranks along x and y; 0: MPI_Dims_create chooses
     std::int32_t halo = 0;           // cells; 0: the backend's fused steps
     ValidationOptions validation;
-    PlanOptions plan;                // for the backend "auto"
+    PlanOptions plan;  // for the backend "auto"
     // Whether a rank steps its window while its halos travel, then its border again from
     // the state before (BorderStrips), where its owned cells are more than twice the halo
     // each way; else it waits for the halos, then steps. On by default for device spaces
@@ -176,11 +135,13 @@ class DistributedSimulation {
       : check_(space) {
     int size = 0;
     detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    // Checks and allocations in on_every_rank, collectives between them: a rank that
-    // fails must not leave the others waiting in a collective it skipped.
+    // Checks and allocations agreed on, collectives between them: a rank that fails must
+    // not leave the others waiting in a collective it skipped.
+    processes_ = processes_of(comm);
+    Processes const& processes = processes_;
     bool const planned = backend == auto_backend;
     Decomposition decomposition;
-    detail::on_every_rank(comm, [&] {
+    processes.agree([&] {
       validate(scene, options.validation);
       decomposition = decompose(scene, backend, options, size);
     });
@@ -191,7 +152,7 @@ class DistributedSimulation {
       int rank = 0;
       MPI_Comm_rank(comm, &rank);
       std::array<char, 64> name{};
-      detail::on_every_rank(comm, [&] {
+      processes.agree([&] {
         if (rank != 0) return;
         Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
         PlanOptions plan = options.plan;
@@ -219,11 +180,12 @@ class DistributedSimulation {
     }
     window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
     // Every rank or none: the two ways make different collective calls.
-    int overlap = options.overlap && detail::BorderStrips<ExecutionSpace, MemorySpace>::fits(window_);
+    int overlap =
+        options.overlap && detail::BorderStrips<ExecutionSpace, MemorySpace>::fits(window_);
     try {
       detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overlap, 1, MPI_INT, MPI_MIN, cart_),
                         "MPI_Allreduce");
-      detail::on_every_rank(cart_, [&] {
+      processes_.agree([&] {
         local_.emplace(space, scene, window_, chosen, options.validation);
         allocate_buffers(space);
         if (overlap != 0) {
@@ -262,7 +224,7 @@ class DistributedSimulation {
         advance_overlapped(space, chunk);
       } else {
         if (valid_steps_ == 0) exchange(space);
-        detail::on_every_rank(cart_, [&] { local_->advance(space, chunk); });
+        processes_.agree([&] { local_->advance(space, chunk); });
         valid_steps_ -= chunk;
       }
       n_steps -= chunk;
@@ -366,7 +328,7 @@ class DistributedSimulation {
     Kokkos::deep_copy(space, host, trace);
     wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
     // Each rank sends the columns of its owned receivers, rows x those, row-major.
-    auto const owned_here = detail::owned_receivers(scene, window_);
+    auto const owned_here = owned_receivers(scene, window_);
     std::vector<float> mine;
     for (std::size_t row = 0; row < rows; ++row) {
       for (std::size_t i : owned_here) mine.push_back(host(row, i));
@@ -379,8 +341,8 @@ class DistributedSimulation {
     for (int r = 0; r < size; ++r) {
       int coords[2];
       MPI_Cart_coords(cart_, r, 2, coords);
-      auto const owned = detail::owned_receivers(
-          scene, window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
+      auto const owned =
+          owned_receivers(scene, window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
       float const* from = all.data() + displacements[r];
       for (std::size_t row = 0; row < rows; ++row) {
         for (std::size_t i : owned) gathered[row * columns + i] = *from++;
@@ -405,6 +367,8 @@ class DistributedSimulation {
     }
   }
   MPI_Comm communicator() const { return cart_; }
+  // The ranks, for agreeing on what each does (core/wave2d_Processes.hpp).
+  Processes const& processes() const { return processes_; }
   // Whether the ranks step while their halos travel (Options::overlap, where every rank's
   // window fits BorderStrips).
   bool overlaps() const { return strips_.has_value(); }
@@ -434,15 +398,15 @@ class DistributedSimulation {
     std::vector<int> counts(static_cast<std::size_t>(size));
     std::vector<int> displacements(static_cast<std::size_t>(size));
     detail::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, cart_),
-                       "MPI_Gather");
+                      "MPI_Gather");
     std::vector<float> all;
     if (rank == 0) {
       for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
       all.resize(std::size_t(displacements[size - 1] + counts[size - 1]));
     }
     detail::check_mpi(MPI_Gatherv(data, count, MPI_FLOAT, all.data(), counts.data(),
-                                   displacements.data(), MPI_FLOAT, 0, cart_),
-                       "MPI_Gatherv");
+                                  displacements.data(), MPI_FLOAT, 0, cart_),
+                      "MPI_Gatherv");
     if (rank != 0) return {};
     return {std::move(all), std::move(displacements)};
   }
@@ -553,17 +517,17 @@ class DistributedSimulation {
     wave2d::fence(space, "wave2d::DistributedSimulation::exchange: steps done");
     Kokkos::Timer timer;
     std::vector<MPI_Request> requests;
-    detail::on_every_rank(cart_, [&] { strips_->take(space, *local_); });
+    processes_.agree([&] { strips_->take(space, *local_); });
     requests = post(space);
     double posted = timer.seconds();
-    detail::on_every_rank(cart_, [&] { local_->advance(space, steps); });
+    processes_.agree([&] { local_->advance(space, steps); });
     timer.reset();
     wait(space, requests);
     for (std::size_t i = 0; i < detail::directions.size(); ++i) {
       if (neighbours_[i] != MPI_PROC_NULL) strips_->receive(space, received(i), receive_[i].data());
     }
     exchange_seconds_ += posted + timer.seconds();
-    detail::on_every_rank(cart_, [&] { strips_->advance_into(space, *local_); });
+    processes_.agree([&] { strips_->advance_into(space, *local_); });
     valid_steps_ = 0;
   }
 
@@ -587,6 +551,7 @@ class DistributedSimulation {
   }
 
   MPI_Comm cart_ = MPI_COMM_NULL;
+  Processes processes_;  // the ranks of comm, as cart_ numbers them (no reordering)
   std::array<int, 2> ranks_{1, 1};
   std::array<int, 8> neighbours_{MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL,
                                  MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};

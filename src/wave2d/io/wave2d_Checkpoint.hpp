@@ -16,6 +16,7 @@
 #ifndef WAVE2D_CHECKPOINT_HPP
 #define WAVE2D_CHECKPOINT_HPP
 
+#include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
 #include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
@@ -46,13 +47,6 @@ std::string checkpoints_unavailable_reason();
 
 inline constexpr std::int64_t checkpoint_format_version = 3;
 
-// A checkpoint that cannot be read or does not belong to the run: a one-line message
-// naming the file.
-class CheckpointError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // XXH3-64 of what decides the fields of a scene: the grid, c, dx, dt, t0, the damping,
 // the walls, the speed map and the sources, floats by their bits. Not its name, its
 // step count nor its receivers, which change no field.
@@ -78,8 +72,9 @@ struct CheckpointData {
   std::int32_t ny = 0;
   std::int64_t step = 0;
   std::uint64_t scene_hash = 0;
-  std::string numerics;         // numerics_text() of the run that wrote it
-  std::string configuration;    // what ran (the backend's configuration, the ranks): told, not compared
+  std::string numerics;  // numerics_text() of the run that wrote it
+  std::string
+      configuration;  // what ran (the backend's configuration, the ranks): told, not compared
   std::vector<float> previous;  // u(t_{step-1}), ny x nx
   std::vector<float> current;   // u(t_step)
   std::uint32_t receivers = 0;  // the trace's columns

@@ -6,109 +6,19 @@
 #include <wave2d/io/detail/wave2d_Hdf5Handles.hpp>
 #endif
 #if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-#include <wave2d/io/wave2d_Hdf5Parallel.hpp>
+#include <mpi.h>
 #endif
 
 #include <algorithm>
+#include <any>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-#include <tuple>
 
 #include <fcntl.h>
 #include <unistd.h>
 
-#if !defined(WAVE2D_HAVE_HDF5)
 namespace wave2d {
-struct Processes::Group {
-  int rank = 0;
-  int size = 1;
-};
-}  // namespace wave2d
-#endif
-
-namespace wave2d {
-
-namespace {
-
-// The kinds of exception Processes::agree carries from one rank to all.
-enum class Failure : int { runtime, output, checkpoint, invalid_argument };
-
-[[noreturn]] void rethrow(Failure kind, std::string const& message) {
-  switch (kind) {
-    case Failure::output: throw OutputError(message);
-    case Failure::checkpoint: throw CheckpointError(message);
-    case Failure::invalid_argument: throw std::invalid_argument(message);
-    default: throw std::runtime_error(message);
-  }
-}
-
-}  // namespace
-
-Processes::Processes() : group_(std::make_shared<Group const>()) {}
-
-Processes::Processes(std::shared_ptr<Group const> group) : group_(std::move(group)) {
-  if (!group_) throw std::invalid_argument("wave2d::Processes: no group");
-}
-
-int Processes::rank() const { return group_->rank; }
-int Processes::size() const { return group_->size; }
-
-void Processes::agree(std::function<void()> const& f) const {
-  if (size() == 1) {
-    f();
-    return;
-  }
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-  std::string message;
-  Failure kind = Failure::runtime;
-  bool failed = false;
-  try {
-    f();
-  } catch (OutputError const& e) {
-    std::tie(failed, kind, message) = std::tuple(true, Failure::output, e.what());
-  } catch (CheckpointError const& e) {
-    std::tie(failed, kind, message) = std::tuple(true, Failure::checkpoint, e.what());
-  } catch (std::invalid_argument const& e) {
-    std::tie(failed, kind, message) = std::tuple(true, Failure::invalid_argument, e.what());
-  } catch (std::exception const& e) {
-    std::tie(failed, kind, message) = std::tuple(true, Failure::runtime, e.what());
-  }
-  MPI_Comm const comm = group_->comm;
-  int first = failed ? rank() : size();
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == size()) return;
-  int header[2] = {int(kind), int(message.size())};
-  MPI_Bcast(header, 2, MPI_INT, first, comm);
-  message.resize(std::size_t(header[1]));
-  MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm);
-  // Rank 0's failure, often every rank's (a file they all read), goes without its rank.
-  rethrow(Failure(header[0]),
-          first == 0 ? message : "rank " + std::to_string(first) + ": " + message);
-#endif
-}
-
-void Processes::broadcast(std::string& text) const {
-  if (size() == 1) return;
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-  int length = int(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, group_->comm);
-  text.resize(std::size_t(length));
-  MPI_Bcast(text.data(), length, MPI_CHAR, 0, group_->comm);
-#endif
-}
-
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-Processes processes_of(MPI_Comm comm) {
-  auto group = std::make_shared<Processes::Group>();
-  MPI_Comm_rank(comm, &group->rank);
-  if (MPI_Comm_split(comm, 0, group->rank, &group->comm) != MPI_SUCCESS) {
-    throw std::runtime_error("MPI error in MPI_Comm_split");
-  }
-  MPI_Comm_size(comm, &group->size);
-  return Processes(std::move(group));
-}
-#endif
 
 #if defined(WAVE2D_HAVE_HDF5)
 namespace detail {
@@ -167,7 +77,9 @@ Hdf5Handle file_access(Processes const& processes) {
   Hdf5Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
 #if defined(WAVE2D_HAVE_PARALLEL_HDF5)
   if (processes.size() > 1) {
-    check(H5Pset_fapl_mpio(access.get(), processes.group()->comm, MPI_INFO_NULL), "MPI-IO");
+    // The group's communicator: an MpiGroup's (distributed/wave2d_MpiProcesses.hpp).
+    auto const comm = std::any_cast<MPI_Comm>(processes.group().native());
+    check(H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL), "MPI-IO");
     // Metadata read by rank 0 and broadcast: one reader instead of every rank.
     check(H5Pset_all_coll_metadata_ops(access.get(), true), "collective metadata");
     check(H5Pset_coll_metadata_write(access.get(), true), "collective metadata");

@@ -16,6 +16,8 @@
 #include <string>
 #include <system_error>
 
+#include <wave2d/core/wave2d_Processes.hpp>
+
 #include <climits>
 #include <csignal>
 
@@ -397,18 +399,129 @@ std::string npy_header(std::span<std::int64_t const> shape) {
 
 void write_npy(fs::path const& path, std::span<float const> previous,
                std::span<float const> current, std::int32_t nx, std::int32_t ny) {
+  cells_of(nx, ny, "wave2d::write_npy");
+  write_npy(path, Window::whole(nx, ny), previous, current, Processes());
+}
+
+namespace {
+
+// Writes all `bytes` at `offset`, or in order where the file has no offsets (a terminal).
+void write_all(int fd, char const* data, std::size_t bytes, off_t offset, bool positioned) {
+  while (bytes > 0) {
+    ssize_t const written =
+        positioned ? ::pwrite(fd, data, bytes, offset) : ::write(fd, data, bytes);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) throw std::system_error(errno != 0 ? errno : EIO, std::generic_category());
+    data += written;
+    bytes -= std::size_t(written);
+    offset += written;
+  }
+}
+
+}  // namespace
+
+void write_npy(fs::path const& path, Window const& block, std::span<float const> previous,
+               std::span<float const> current, Processes const& processes) {
   // '<f4' is the machine's own float layout only on little-endian machines.
   static_assert(std::endian::native == std::endian::little);
-  auto const cells = cells_of(nx, ny, "wave2d::write_npy");
-  check_size(previous.size(), cells, "wave2d::write_npy", "previous");
-  check_size(current.size(), cells, "wave2d::write_npy", "current");
-  write_stream_atomically(path, [&](std::ostream& out) {
-    std::int64_t const shape[] = {2, ny, nx};
-    out << npy_header(shape);
-    for (auto const field : {previous, current}) {
-      out.write(reinterpret_cast<char const*>(field.data()), std::streamsize(field.size_bytes()));
-    }
+  std::size_t const owned = cells_of(block.nx, block.ny, "wave2d::write_npy");
+  check_size(previous.size(), owned, "wave2d::write_npy", "previous");
+  check_size(current.size(), owned, "wave2d::write_npy", "current");
+  std::int64_t const shape[] = {2, block.global_ny, block.global_nx};
+  std::string const header = npy_header(shape);
+  // The target and the name written, rank 0's; one process writes a whole grid in order.
+  std::string target;
+  std::string written;
+  std::optional<RegisteredTemporary> registered;
+  processes.agree([&] {
+    if (!processes.root()) return;
+    OutputTarget const output = output_target(path);
+    target = output.path.string();
+    written = output.write_through ? target : temporary_path(output.path).string();
+    if (written != target) registered.emplace(written);
   });
+  processes.broadcast(target);
+  processes.broadcast(written);
+  bool const through = target == written;
+  bool const whole = block.nx == block.global_nx && block.ny == block.global_ny;
+  auto const remove_temporary = [&] {
+    if (processes.root() && !through) ::unlink(written.c_str());
+  };
+  try {
+    processes.agree([&] {
+      if (!processes.root()) return;
+      int const flags = O_WRONLY | O_CREAT | O_CLOEXEC | (through ? 0 : O_EXCL | O_TRUNC);
+      int const fd = ::open(written.c_str(), flags, 0666);
+      if (fd < 0) fail(path, describe_errno());
+      bool const regular = !through;
+      int status = 0;
+      try {
+        if (whole) {
+          write_all(fd, header.data(), header.size(), 0, false);
+        } else {
+          write_all(fd, header.data(), header.size(), 0, true);
+          // Its full size, so that every rank writes inside the file.
+          off_t const size = off_t(header.size()) +
+                             off_t(2 * sizeof(float)) * off_t(block.global_nx) * block.global_ny;
+          if (regular && ::ftruncate(fd, size) != 0) {
+            throw std::system_error(errno, std::generic_category());
+          }
+        }
+      } catch (std::system_error const& e) {
+        status = e.code().value();
+      }
+      if (!whole || status != 0) {
+        if (::close(fd) != 0 && status == 0) status = errno;
+      } else {
+        // One process: the fields follow in the same descriptor.
+        try {
+          for (auto const field : {previous, current}) {
+            write_all(fd, reinterpret_cast<char const*>(field.data()), field.size_bytes(), 0,
+                      false);
+          }
+          if (regular && ::fsync(fd) != 0) status = errno;
+        } catch (std::system_error const& e) {
+          status = e.code().value();
+        }
+        if (::close(fd) != 0 && status == 0) status = errno;
+      }
+      if (status != 0) fail(path, std::strerror(status));
+    });
+    if (!whole) {
+      processes.agree([&] {
+        int const fd = ::open(written.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) fail(path, describe_errno());
+        int status = 0;
+        try {
+          auto const row_bytes = std::size_t(block.nx) * sizeof(float);
+          for (int f = 0; f < 2; ++f) {
+            float const* field = (f == 0 ? previous : current).data();
+            for (std::int32_t y = 0; y < block.ny; ++y) {
+              off_t const cell = off_t(f) * block.global_ny * off_t(block.global_nx) +
+                                 off_t(block.y0 + y) * block.global_nx + block.x0;
+              write_all(fd, reinterpret_cast<char const*>(field + std::size_t(y) * block.nx),
+                        row_bytes, off_t(header.size()) + cell * off_t(sizeof(float)), true);
+            }
+          }
+          if (!through && ::fsync(fd) != 0) status = errno;
+        } catch (std::system_error const& e) {
+          status = e.code().value() == ESPIPE ? ENOTSUP : e.code().value();
+        }
+        if (::close(fd) != 0 && status == 0) status = errno;
+        if (status == ENOTSUP) fail(path, "the blocks of several processes need a seekable file");
+        if (status != 0) fail(path, std::strerror(status));
+      });
+    }
+    processes.agree([&] {
+      if (!processes.root() || through) return;
+      std::error_code error;
+      fs::rename(written, target, error);
+      if (error) fail(path, error.message());
+    });
+  } catch (...) {
+    remove_temporary();
+    throw;
+  }
 }
 
 void write_npy(fs::path const& path, std::span<float const> values, std::int64_t rows,

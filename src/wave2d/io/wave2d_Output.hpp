@@ -5,6 +5,10 @@
 
 #include <wave2d/wave2d_Config.hpp>
 
+#include <wave2d/core/wave2d_Errors.hpp>
+#include <wave2d/core/wave2d_Processes.hpp>
+#include <wave2d/core/wave2d_Window.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -15,12 +19,6 @@
 #include <vector>
 
 namespace wave2d {
-
-// Thrown when an output file cannot be written: the message names the file.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Where writing a path puts its bytes: symbolic links are followed to their final
 // target (which need not exist yet); a character device (/dev/null, a terminal) is
@@ -97,6 +95,15 @@ std::string npy_header(std::span<std::int64_t const> shape);
 // float32 and shape (2, ny, nx).
 void write_npy(std::filesystem::path const& path, std::span<float const> previous,
                std::span<float const> current, std::int32_t nx, std::int32_t ny);
+
+// Collective over `processes`: the same file, each process giving the owned cells of
+// `block` (its window of the grid; previous then current, row-major) and writing them at
+// their offsets, so that no process holds more than its block. Rank 0 creates the file under
+// a temporary name; it is synced, then renamed. OutputError on every process when any fails,
+// and nothing is left.
+void write_npy(std::filesystem::path const& path, Window const& block,
+               std::span<float const> previous, std::span<float const> current,
+               Processes const& processes);
 
 // A rows x columns row-major array as a NumPy .npy file of float32 (a receivers' trace:
 // rows of time, a column per receiver).

@@ -4,8 +4,8 @@
 
 #if defined(WAVE2D_HAVE_SCENE_FILES)
 
-#include <wave2d/io/wave2d_MaskImage.hpp>
 #include <wave2d/io/detail/wave2d_InputFile.hpp>
+#include <wave2d/io/wave2d_MaskImage.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 
 // toml++ 3.3 asserts on some malformed keys ("[#", found by tests/fuzz) that it then
@@ -758,13 +758,13 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
   return read_scene_file(path, options).scene;
 }
 
-void validate(SceneFile const& file, ValidationOptions const& options) {
+void validate(Scene const& scene, SceneFileKey const& key,
+              std::vector<std::filesystem::path> const& files, ValidationOptions const& options) {
   try {
-    validate(file.scene, options);
+    validate(scene, options);
   } catch (UnstableTimeStep const& e) {
-    SceneFileKey const& key = file.time_step_key;
-    if (key.path.empty() || file.files.empty()) throw;
-    throw UnstableTimeStep(located(file.files.front(), key.line, key.path, e.what()), e.courant());
+    if (key.path.empty() || files.empty()) throw;
+    throw UnstableTimeStep(located(files.front(), key.line, key.path, e.what()), e.courant());
   }
 }
 
@@ -786,10 +786,19 @@ Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const&
   return read_scene_file(path, options).scene;
 }
 
-void validate(SceneFile const& file, ValidationOptions const& options) {
-  validate(file.scene, options);
+void validate(Scene const& scene, SceneFileKey const&, std::vector<std::filesystem::path> const&,
+              ValidationOptions const& options) {
+  validate(scene, options);
 }
 
 }  // namespace wave2d
 
 #endif
+
+namespace wave2d {
+
+void validate(SceneFile const& file, ValidationOptions const& options) {
+  validate(file.scene, file.time_step_key, file.files, options);
+}
+
+}  // namespace wave2d

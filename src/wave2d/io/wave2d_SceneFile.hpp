@@ -61,6 +61,12 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
 // time_step_key ("scene.toml:8: time.dt: unstable time step: ...").
 void validate(SceneFile const& file, ValidationOptions const& options = {});
 
+// The same of a scene read from `files` (the scene file first; none for a scene of no file)
+// whose time step `key` set.
+void validate(Scene const& scene, SceneFileKey const& key,
+              std::vector<std::filesystem::path> const& files,
+              ValidationOptions const& options = {});
+
 // read_scene_file's scene.
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options = {});
 

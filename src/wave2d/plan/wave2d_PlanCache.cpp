@@ -72,6 +72,10 @@ fs::path default_plan_cache_directory() {
   return {};
 }
 
+fs::path plan_cache_file(fs::path const& directory, PlanKey const& key) {
+  return directory / file_name(key);
+}
+
 std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey const& key,
                                            std::vector<std::string>& notes) {
   if (directory.empty()) return std::nullopt;
@@ -129,7 +133,8 @@ bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan
   fs::path const temporary = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::trunc);
-    if (!out) return not_kept("cannot write in " + directory.string() + ": " + std::strerror(errno));
+    if (!out)
+      return not_kept("cannot write in " + directory.string() + ": " + std::strerror(errno));
     out << header << "\nkey " << key.text() << "\nbackend " << plan.backend << "\n";
     for (auto const& rate : plan.ranking) {
       out << "rate " << rate.backend << " " << rate.gcells_per_second << "\n";

@@ -22,12 +22,12 @@ std::string_view plan_mode_name(PlanMode mode);
 
 // What a plan is for. Two runs with equal keys get the same plan.
 struct PlanKey {
-  std::string device;     // GPU name and compute capability, or the CPU model
-  std::string space;      // Kokkos' name of the execution space
-  int threads = 1;        // its concurrency
-  std::int32_t nx = 0;    // the local grid
+  std::string device;   // GPU name and compute capability, or the CPU model
+  std::string space;    // Kokkos' name of the execution space
+  int threads = 1;      // its concurrency
+  std::int32_t nx = 0;  // the local grid
   std::int32_t ny = 0;
-  std::string version;    // wave2d's
+  std::string version;  // wave2d's
   std::string text() const;
 };
 
@@ -44,6 +44,9 @@ struct CachedPlan {
 
 // $XDG_CACHE_HOME/wave2d/plans, else $HOME/.cache/wave2d/plans; empty when neither is set.
 std::filesystem::path default_plan_cache_directory();
+
+// The file of the entry for `key` in `directory`.
+std::filesystem::path plan_cache_file(std::filesystem::path const& directory, PlanKey const& key);
 
 // The entry for `key` in `directory`; nullopt when there is none, or when it is unreadable,
 // corrupt or for another key (then with a line in `notes`).

@@ -9,9 +9,10 @@
 #include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/plan/wave2d_Backends.hpp>
 #include <wave2d/plan/wave2d_PlanCache.hpp>
+#include <wave2d/plan/wave2d_PlanOptions.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
-#include <wave2d/simulation/wave2d_Backends.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
@@ -20,22 +21,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace wave2d {
-
-inline constexpr std::string_view auto_backend = "auto";
-
-struct PlanOptions {
-  PlanMode mode = PlanMode::cached;
-  // Where plans are kept; empty: none are read or kept.
-  std::filesystem::path cache_directory = default_plan_cache_directory();
-  // Only backends fusing at most this many steps per pass (a distributed run's halo); 0: any.
-  int max_fused_steps = 0;
-};
 
 // What `auto` chose, and how.
 struct Plan {
@@ -46,6 +38,8 @@ struct Plan {
   double trial_seconds = 0.0;        // this run's trial; 0 when none ran
   std::vector<std::string> notes;    // the cache's problems, one line each
   PlanKey key;
+  // The plan cache's entry this plan was read from or kept in; empty when neither.
+  std::filesystem::path cache_file;
 
   // "auto chose cuda-stream: measured 6 candidates in 0.084 s", "... from the plan cache".
   std::string summary() const {
@@ -122,40 +116,51 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
   return std::string(has(rule) ? rule : candidates.front().name);
 }
 
+namespace detail {
+
+// What a trial of the candidates found.
+template <class ExecutionSpace, class MemorySpace>
+struct Trial {
+  std::vector<BackendRate> ranking;  // fastest first
+  // The fastest's stepper, kept so that it is built once, and the pair of fields it left:
+  // its next call reads them (a stepper may have exchanged the pair's views with buffers
+  // of its own, which it then holds).
+  std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> fastest;
+  FieldPair<MemorySpace> fields;
+};
+
 // Each candidate's speed on the real grid: a first call not timed (one step on a host
 // space, one fused pass on a GPU), then whole fused passes until 20 ms have passed (at
-// least one), on scratch fields, each fenced. Fastest first.
-template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
-// `fields`: a pair of the window's size to use, overwritten (a Simulation's, before it
-// resets them); empty: the trial allocates its own.
-std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene const& scene,
-                                          Coefficients<MemorySpace> const& coefficients,
-                                          int max_fused_steps = 0,
-                                          FieldPair<MemorySpace> fields = {}) {
+// least one), each fenced; every candidate from the same pair of views of `fields` (a
+// Simulation's, before it resets them; empty: the trial allocates its own).
+template <class ExecutionSpace, class MemorySpace>
+Trial<ExecutionSpace, MemorySpace> run_trial(ExecutionSpace const& space, Scene const& scene,
+                                             Coefficients<MemorySpace> const& coefficients,
+                                             int max_fused_steps, FieldPair<MemorySpace> fields) {
   Kokkos::Profiling::ScopedRegion region("wave2d::measure_backends");
   Window const& window = coefficients.window();
-  FieldPair<MemorySpace> scratch = fields;
-  if (scratch.previous.size() == 0) {
-    scratch.previous = detail::allocate<Field<MemorySpace>>(
-        space, "wave2d::plan::previous", window.local_ny(), window.local_nx());
-    scratch.current = detail::allocate<Field<MemorySpace>>(space, "wave2d::plan::current",
-                                                            window.local_ny(), window.local_nx());
+  if (fields.previous.size() == 0) {
+    fields.previous = allocate<Field<MemorySpace>>(space, "wave2d::plan::previous",
+                                                   window.local_ny(), window.local_nx());
+    fields.current = allocate<Field<MemorySpace>>(space, "wave2d::plan::current", window.local_ny(),
+                                                  window.local_nx());
   }
-  scratch.step = 0;
-  detail::fill(space, scratch.previous, 0.0f, "wave2d::plan::fill");
-  detail::fill(space, scratch.current, 0.0f, "wave2d::plan::fill");
+  fields.step = 0;
+  fill(space, fields.previous, 0.0f, "wave2d::plan::fill");
+  fill(space, fields.current, 0.0f, "wave2d::plan::fill");
   Receivers none = coefficients.params().receivers;
   none.count = 0;
   none.trace = nullptr;
   double const cells = double(window.local_nx()) * double(window.local_ny());
-  std::vector<BackendRate> rates;
-  for (auto const& backend :
-       detail::plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
+  Trial<ExecutionSpace, MemorySpace> trial;
+  double fastest = -1.0;
+  for (auto const& backend : plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
     auto stepper = backend.make(space, scene, coefficients);
+    FieldPair<MemorySpace> scratch = fields;
     std::int64_t const pass = std::max(1, backend.fused_steps);
     // Its first call pays once for what later ones reuse (a GPU's module load, a host
     // space's first touch of the stepper's own buffers): not timed.
-    stepper->advance(space, scratch, detail::runs_on_host<ExecutionSpace> ? 1 : pass, none);
+    stepper->advance(space, scratch, runs_on_host<ExecutionSpace> ? 1 : pass, none);
     wave2d::fence(space, "wave2d::plan::warm_up");
     using Clock = std::chrono::steady_clock;
     auto const start = Clock::now();
@@ -170,25 +175,53 @@ std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene con
     BackendRate rate;
     rate.backend = backend.name;
     rate.gcells_per_second = cells * double(steps) / seconds * 1e-9;
-    rates.push_back(rate);
+    trial.ranking.push_back(rate);
+    if (rate.gcells_per_second > fastest) {
+      fastest = rate.gcells_per_second;
+      trial.fastest = std::move(stepper);
+      trial.fields = scratch;
+    }
   }
-  std::ranges::stable_sort(rates, std::ranges::greater{}, &BackendRate::gcells_per_second);
-  return rates;
+  std::ranges::stable_sort(trial.ranking, std::ranges::greater{}, &BackendRate::gcells_per_second);
+  return trial;
 }
 
-// The backend for `window` of `scene` on `space`, as `options` asks; a trial steps
-// `fields` (see measure_backends).
+}  // namespace detail
+
+// Each candidate's speed on the real grid (detail::run_trial), on fields of its own: fastest
+// first.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
-Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
-                  Coefficients<MemorySpace> const& coefficients, PlanOptions const& options = {},
-                  FieldPair<MemorySpace> const& fields = {}) {
+std::vector<BackendRate> measure_backends(ExecutionSpace const& space, Scene const& scene,
+                                          Coefficients<MemorySpace> const& coefficients,
+                                          int max_fused_steps = 0) {
+  return detail::run_trial<ExecutionSpace, MemorySpace>(space, scene, coefficients, max_fused_steps,
+                                                        {})
+      .ranking;
+}
+
+// A plan and, where a trial chose it, the fastest's stepper from the trial (Trial::fastest,
+// null otherwise) with the pair of fields it left.
+template <class ExecutionSpace, class MemorySpace>
+struct PlannedStepper {
   Plan plan;
+  std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper;
+  FieldPair<MemorySpace> fields;
+};
+
+// The backend for `window` of `scene` on `space`, as `options` asks; a trial steps views of
+// `fields` (see detail::run_trial).
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
+    ExecutionSpace const& space, Scene const& scene, Coefficients<MemorySpace> const& coefficients,
+    PlanOptions const& options = {}, FieldPair<MemorySpace> const& fields = {}) {
+  PlannedStepper<ExecutionSpace, MemorySpace> planned;
+  Plan& plan = planned.plan;
   plan.mode = options.mode;
   plan.key = plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window());
   if (options.mode == PlanMode::estimate) {
     plan.backend = estimate_backend<ExecutionSpace, MemorySpace>(space, coefficients.window(),
                                                                  options.max_fused_steps);
-    return plan;
+    return planned;
   }
   if (options.mode == PlanMode::cached) {
     if (auto cached = read_cached_plan(options.cache_directory, plan.key, plan.notes)) {
@@ -199,25 +232,40 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
         plan.backend = cached->backend;
         plan.ranking = std::move(cached->ranking);
         plan.from_cache = true;
-        return plan;
+        plan.cache_file = plan_cache_file(options.cache_directory, plan.key);
+        return planned;
       }
-      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() +
-                           ": backend '" + cached->backend + "' is not one of this space's");
+      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() + ": backend '" +
+                           cached->backend + "' is not one of this space's");
     }
   }
   auto const start = std::chrono::steady_clock::now();
-  plan.ranking = measure_backends<ExecutionSpace, MemorySpace>(space, scene, coefficients,
-                                                               options.max_fused_steps, fields);
+  auto trial = detail::run_trial<ExecutionSpace, MemorySpace>(space, scene, coefficients,
+                                                              options.max_fused_steps, fields);
   plan.trial_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.ranking = std::move(trial.ranking);
   plan.backend = plan.ranking.front().backend;
-  if (!options.cache_directory.empty()) {
+  planned.stepper = std::move(trial.fastest);
+  planned.fields = trial.fields;
+  if (options.cache_directory.empty() && default_plan_cache_directory().empty()) {
+    plan.notes.push_back("the plan is not kept: no cache folder (neither XDG_CACHE_HOME nor HOME)");
+  } else if (!options.cache_directory.empty()) {
     CachedPlan kept;
     kept.backend = plan.backend;
     kept.ranking = plan.ranking;
-    write_cached_plan(options.cache_directory, plan.key, kept, plan.notes);
+    if (write_cached_plan(options.cache_directory, plan.key, kept, plan.notes)) {
+      plan.cache_file = plan_cache_file(options.cache_directory, plan.key);
+    }
   }
-  return plan;
+  return planned;
+}
+
+// The plan alone.
+template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
+Plan plan_backend(ExecutionSpace const& space, Scene const& scene,
+                  Coefficients<MemorySpace> const& coefficients, PlanOptions const& options = {}) {
+  return plan_stepper<ExecutionSpace, MemorySpace>(space, scene, coefficients, options).plan;
 }
 
 // The same for a window of a (validated) scene, with coefficients of its own.

@@ -29,6 +29,18 @@ float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
   return scene.damping.strength * f * f;
 }
 
+std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window) {
+  std::vector<std::size_t> owned;
+  for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
+    Receiver const& r = scene.receivers[i];
+    if (r.x >= window.x0 && r.x < window.x0 + window.nx && r.y >= window.y0 &&
+        r.y < window.y0 + window.ny) {
+      owned.push_back(i);
+    }
+  }
+  return owned;
+}
+
 std::string receiver_name(Scene const& scene, std::size_t i) {
   auto const& name = scene.receivers.at(i).name;
   return name.empty() ? "r" + std::to_string(i) : name;
@@ -161,6 +173,7 @@ void validate_kappa(Scene const& scene, ValidationOptions const& options) {
 }
 
 void validate(Scene const& scene, ValidationOptions const& options) {
+  if (options.validated) return;
   if (scene.nx <= 0 || scene.ny <= 0) {
     fail("grid size must be positive, got " + std::to_string(scene.nx) + " x " +
          std::to_string(scene.ny));

@@ -4,6 +4,7 @@
 
 #include <wave2d/core/wave2d_CellRule.hpp>
 #include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
 
 #include <cstddef>
@@ -14,12 +15,6 @@
 #include <vector>
 
 namespace wave2d {
-
-// Thrown for a scene that cannot be simulated: the message names the problem.
-class SceneError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // A time step above the stability bound: the one SceneError that a caller may choose to
 // allow (ValidationOptions::allow_unstable). Its message names the front end's way of
@@ -100,6 +95,9 @@ struct ValidationOptions {
   // How the caller's users allow an unstable time step (e.g. "--allow-unstable"), named in
   // its error; empty: not named.
   std::string how_to_allow_unstable;
+  // The caller validated the scene with these options already (run/wave2d_Experiment.hpp's
+  // check() does): what it sets up does not validate it again.
+  bool validated = false;
 };
 
 // The stencil adds four neighbours and twice the cell: a field as large as a source's
@@ -109,11 +107,14 @@ inline constexpr float max_source_amplitude = std::numeric_limits<float>::max() 
 // Receiver i's name: its own, or "r<i>" when it has none.
 std::string receiver_name(Scene const& scene, std::size_t i);
 
+// The scene's receivers in the owned cells of `window`: their indices, ascending.
+std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window);
+
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
 // size, sources outside the grid or sharing a cell, receivers outside the grid, more
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
 // step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
-// that single precision cannot hold.
+// that single precision cannot hold. Nothing when options.validated says the caller did.
 void validate(Scene const& scene, ValidationOptions const& options = {});
 
 // Parts of validate() about what several values give together, for a reader that names

@@ -4,6 +4,7 @@
 #define WAVE2D_AVAILABLE_MEMORY_HPP
 
 #include <wave2d/core/detail/wave2d_HostMemory.hpp>
+#include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -18,12 +19,6 @@
 #include <type_traits>
 
 namespace wave2d {
-
-// An allocation refused before it was tried: it would not fit in the memory available.
-class InsufficientMemory : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Bytes free in ExecutionSpace's memory space, as far as that can be known: for host
 // spaces the least of what the system, the process's limits and its cgroup leave

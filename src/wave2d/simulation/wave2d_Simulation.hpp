@@ -6,10 +6,10 @@
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/backend/wave2d_Receivers.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/plan/wave2d_Backends.hpp>
 #include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
-#include <wave2d/simulation/wave2d_Backends.hpp>
 #include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
@@ -63,8 +63,8 @@ class Simulation {
   Simulation(ExecutionSpace const& space, Scene scene, Window const& window,
              std::string_view backend = auto_backend, ValidationOptions options = {},
              PlanOptions const& plan = {})
-      : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options,
-                   plan) {}
+      : Simulation(space, std::move(scene), std::optional<Window>(window), backend, options, plan) {
+  }
 
   // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
   void reset(ExecutionSpace const& space) {
@@ -327,11 +327,19 @@ class Simulation {
     fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
                                                    window_.local_ny(), window_.local_nx());
     if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
-      plan_ =
-          plan_backend<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan, fields_);
+      auto planned =
+          plan_stepper<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan, fields_);
+      plan_ = std::move(planned.plan);
       backend_ = plan_->backend;
+      if (planned.stepper) {  // the trial's, not built again
+        stepper_ = std::move(planned.stepper);
+        fields_.previous = planned.fields.previous;
+        fields_.current = planned.fields.current;
+      }
     }
-    stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
+    if (!stepper_) {
+      stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
+    }
     reset(space);
   }
 

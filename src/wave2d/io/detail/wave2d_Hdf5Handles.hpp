@@ -25,25 +25,6 @@
 
 namespace wave2d {
 
-struct Processes::Group {
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-  // The caller's ranks without its topology (processes_of): Open MPI 4.1's MPI-IO (OMPIO,
-  // its collective writer vulcan) corrupts collective writes over some Cartesian
-  // communicators of 3 ranks (a known Open MPI bug).
-  MPI_Comm comm = MPI_COMM_NULL;
-  Group() = default;
-  Group(Group const&) = delete;
-  Group& operator=(Group const&) = delete;
-  ~Group() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
-  }
-#endif
-  int rank = 0;
-  int size = 1;
-};
-
 namespace detail {
 
 // An HDF5 identifier, closed by its kind's function when it goes.

@@ -1,6 +1,7 @@
 // The files a run writes: their names, the checks made before the run, and the video.
-#ifndef WAVE2D_CLI_OUTPUT_FILES_HPP
-#define WAVE2D_CLI_OUTPUT_FILES_HPP
+// Internal to the run layer (Experiment's outputs are the public face).
+#ifndef WAVE2D_OUTPUT_FILES_HPP
+#define WAVE2D_OUTPUT_FILES_HPP
 
 #include <wave2d/scene/wave2d_Scene.hpp>
 
@@ -8,14 +9,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace wave2d::cli {
+namespace wave2d::detail {
 
 struct OutputFiles {
   std::filesystem::path directory;
@@ -61,46 +62,60 @@ struct FrameSteps {
   std::int64_t count() const { return last / every + 1 + (last % every != 0 ? 1 : 0); }
 };
 
-// --scale: a positive amplitude, or nothing for "auto". InputError for anything else.
-std::optional<float> parse_scale(std::string const& text);
-
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
 // become '_', so that it can name no other directory nor be read as a pattern; other
 // bytes (UTF-8) stay, so that names in other scripts stay distinct.
 std::string file_stem(std::string_view name);
 
+// A file a run writes, and how messages name it (Experiment's outputs' labels).
+struct NamedOutput {
+  std::string label;
+  std::filesystem::path path;
+};
+
 // What a run writes and reads, to be told apart and checked before it starts.
 struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
+  std::string images_label;           // names their folder
   std::optional<FrameSteps> frames;   // of `images`
-  std::optional<std::filesystem::path> npy;
-  std::optional<std::filesystem::path> h5;  // and its sidecar, h5.xmf
+  std::optional<NamedOutput> npy;
+  std::optional<NamedOutput> h5;                 // and its sidecar, h5.xmf
   std::vector<std::filesystem::path> receivers;  // the receivers' files written
-  std::optional<std::filesystem::path> checkpoint;
+  std::string receivers_label;                   // names their folder
+  std::optional<NamedOutput> checkpoint;
   std::vector<std::filesystem::path> inputs;    // the scene file and its masks
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
 };
 
-// Throws InputError unless every output can be written when the run has its results:
-// no two outputs are one file (links, "..", hard links seen through), --save-npy is not
-// the output folder, no output overwrites an input (the checkpoint may be the one
-// resumed) nor is named as the frames are, the output folder holds no file of the
+// Throws OutputError unless every output can be written when the run has its results:
+// no two outputs are one file (links, "..", hard links seen through), the NPY file is not
+// the pictures' folder, no output overwrites an input (the checkpoint may be the one
+// resumed) nor is named as the frames are, the pictures' folder holds no file of the
 // frames' pattern that is not one of the run's frames (ffmpeg would put it in the video),
-// and each file passes probe_output(). The output folder may be missing, to be made by
-// the run, if probe_new_folder() finds it can be. Every other output's folder must exist.
+// and each file passes probe_output(). The pictures' and the receivers' folders may be
+// missing, to be made by the run, if probe_new_folder() finds they can be. Every other
+// output's folder must exist.
 void check_outputs(RunFiles const& files);
 
 // Makes the folder of `file` when it is missing, but not the folders above it, which
 // check_outputs() found.
 void create_parent_directory(std::filesystem::path const& file);
 
+// How make_video ended: the video written, or why not (a note for the caller to show).
+struct VideoOutcome {
+  bool written = false;
+  bool failed = false;  // ffmpeg was there, and the video could not be made
+  std::string note;
+};
+
 // Assembles the frames of `steps` into files.video() with ffmpeg (H.264, yuv420p, 30 fps),
 // once every one of them is there (those of a run this one resumed included). The video
-// is a convenience: a missing frame, a missing or failing ffmpeg costs only the video,
-// with a line on `notes` saying so.
-void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream& report,
-                std::ostream& notes);
+// is a convenience: a missing frame, a missing or failing ffmpeg costs only the video, and
+// the outcome says why. `stop` is asked while ffmpeg runs: when it says so, ffmpeg is ended
+// (SIGTERM, then SIGKILL after 5 s) and its temporary removed.
+VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
+                        std::function<bool()> const& stop);
 
-}  // namespace wave2d::cli
+}  // namespace wave2d::detail
 
 #endif

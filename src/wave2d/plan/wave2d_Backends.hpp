@@ -8,6 +8,7 @@
 
 #include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
 #include <wave2d/backend/wave2d_Stepper.hpp>
+#include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
 #include <wave2d/kokkos/wave2d_TiledStepper.hpp>
 #include <wave2d/reference/wave2d_ReferenceStepper.hpp>
@@ -22,11 +23,6 @@
 #include <vector>
 
 namespace wave2d {
-
-class UnknownBackend : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
 
 template <class ExecutionSpace, class MemorySpace>
 struct Backend {

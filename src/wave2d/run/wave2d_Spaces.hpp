@@ -1,22 +1,23 @@
 // The execution spaces this build of Kokkos compiled, by the names `--space` and Python's
 // `space=` take (Kokkos' names in lower case: serial, openmp, cuda), and the space a run
 // takes for a backend.
-#ifndef WAVE2D_CLI_SPACES_HPP
-#define WAVE2D_CLI_SPACES_HPP
+#ifndef WAVE2D_SPACES_HPP
+#define WAVE2D_SPACES_HPP
 
-#include <cli/wave2d_Commands.hpp>
-#include <wave2d/plan/wave2d_Planner.hpp>
-#include <wave2d/simulation/wave2d_Backends.hpp>
+#include <wave2d/core/wave2d_Errors.hpp>
+#include <wave2d/plan/wave2d_Backends.hpp>
+#include <wave2d/plan/wave2d_PlanOptions.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cctype>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
-namespace wave2d::cli {
+namespace wave2d {
 
 // Calls visit.template operator()<Space>() for each compiled space, the default first.
 template <class Visit>
@@ -71,45 +72,57 @@ void list_backends_of(std::ostream& out, std::string const& auto_line) {
   }
 }
 
-// Runs run.template operator()<Space>() on the space a run of `backend` takes: `requested`
-// (a --space name), else the default space where the backend runs there, else the default
-// host space (where "reference" runs when the default space is a GPU's). InputError, naming
-// what there is, for a space not compiled or a backend not of the space.
-template <class Run>
-void on_space(std::string_view requested, std::string_view backend, Run&& run) {
-  bool ran = false;
+// The space a run of `backend` takes, by its space_name(): `requested` (a space's name),
+// else the default execution space where the backend runs there, else the default host
+// space (where "reference" runs when the default space is a GPU's). Naming what there is,
+// std::invalid_argument for a space not compiled, UnknownBackend for a backend not of the
+// space.
+inline std::string space_for(std::string_view requested, std::string_view backend) {
+  std::string found;
   bool known_space = requested.empty();
   std::string backend_spaces;
-  auto const fits = [&]<class ExecutionSpace>() {
-    return backend == auto_backend || has_backend<ExecutionSpace>(backend);
-  };
   for_each_space([&]<class ExecutionSpace>() {
-    if (ran) return;
+    if (!found.empty()) return;
     bool const named = requested == space_name<ExecutionSpace>();
     known_space = known_space || named;
     bool const candidate =
-        named || (requested.empty() && (std::is_same_v<ExecutionSpace, Kokkos::DefaultExecutionSpace> ||
-                                        std::is_same_v<ExecutionSpace,
-                                                       Kokkos::DefaultHostExecutionSpace>));
+        named ||
+        (requested.empty() && (std::is_same_v<ExecutionSpace, Kokkos::DefaultExecutionSpace> ||
+                               std::is_same_v<ExecutionSpace, Kokkos::DefaultHostExecutionSpace>));
     if (!candidate) return;
-    if (!fits.template operator()<ExecutionSpace>()) {
-      backend_spaces += (backend_spaces.empty() ? "" : "; ") + space_name<ExecutionSpace>() +
-                        ": " + backends_of<ExecutionSpace>();
+    if (backend != auto_backend && !has_backend<ExecutionSpace>(backend)) {
+      backend_spaces += (backend_spaces.empty() ? "" : "; ") + space_name<ExecutionSpace>() + ": " +
+                        backends_of<ExecutionSpace>();
       return;
     }
+    found = space_name<ExecutionSpace>();
+  });
+  if (!found.empty()) return found;
+  if (!known_space) {
+    throw std::invalid_argument("unknown execution space '" + std::string(requested) +
+                                "' (compiled: " + compiled_spaces() + ")");
+  }
+  throw UnknownBackend("unknown backend '" + std::string(backend) +
+                       (requested.empty() ? "'" : "' on " + std::string(requested)) +
+                       " (available: " + backend_spaces + ")");
+}
+
+// Calls run.template operator()<Space>() for the compiled space of this name (space_name());
+// std::invalid_argument for a name no compiled space has.
+template <class Run>
+void on_space(std::string_view name, Run&& run) {
+  bool ran = false;
+  for_each_space([&]<class ExecutionSpace>() {
+    if (ran || name != space_name<ExecutionSpace>()) return;
     ran = true;
     run.template operator()<ExecutionSpace>();
   });
-  if (ran) return;
-  if (!known_space) {
-    throw InputError("unknown execution space '" + std::string(requested) +
-                     "' (compiled: " + compiled_spaces() + ")");
+  if (!ran) {
+    throw std::invalid_argument("unknown execution space '" + std::string(name) +
+                                "' (compiled: " + compiled_spaces() + ")");
   }
-  throw InputError("unknown backend '" + std::string(backend) +
-                   (requested.empty() ? "'" : "' on " + std::string(requested)) +
-                   " (available: " + backend_spaces + ")");
 }
 
-}  // namespace wave2d::cli
+}  // namespace wave2d
 
 #endif

@@ -1,14 +1,11 @@
-#include <cli/wave2d_Commands.hpp>
-#include <cli/wave2d_DeferredSignals.hpp>
-#include <cli/wave2d_OutputFiles.hpp>
 #include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/run/wave2d_OutputFiles.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -28,7 +25,7 @@
 
 extern char** environ;
 
-namespace wave2d::cli {
+namespace wave2d::detail {
 
 namespace fs = std::filesystem;
 
@@ -66,11 +63,11 @@ std::optional<fs::path> find_on_path(std::string_view program) {
   }
 }
 
-// Runs `program` with `arguments`, without a shell: its exit status. A signal `signals`
-// holds back ends the program first (SIGTERM, then SIGKILL after 5 s), so that it writes
-// nothing after the run is gone.
+// Runs `program` with `arguments`, without a shell: its exit status. When `stop` says so,
+// the program is ended first (SIGTERM, then SIGKILL after 5 s), so that it writes nothing
+// after the run is gone.
 int run_program(fs::path const& program, std::vector<std::string> arguments,
-                DeferredSignals const& signals) {
+                std::function<bool()> const& stop, bool& stopped) {
   arguments.insert(arguments.begin(), program.string());
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
@@ -89,7 +86,8 @@ int run_program(fs::path const& program, std::vector<std::string> arguments,
     if (ended < 0 && errno != EINTR) {
       throw std::system_error(errno, std::generic_category(), "waitpid");
     }
-    if (signals.pending() && !terminated) {
+    if (!terminated && stop && stop()) {
+      stopped = true;
       ::kill(pid, SIGTERM);
       terminated = Clock::now();
     } else if (terminated && Clock::now() - *terminated > std::chrono::seconds(5)) {
@@ -124,17 +122,6 @@ void OutputFiles::write_picture(fs::path const& path, PicturePart const& field,
                                  ": blue at -" + exact + " and below, white at 0, red at " + exact +
                                  " and above; walls black"},
              {"wave2d scale", exact}});
-}
-
-std::optional<float> parse_scale(std::string const& text) {
-  if (text == "auto") return std::nullopt;
-  float value = 0.0f;
-  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
-      !std::isfinite(value)) {
-    throw InputError("--scale: expected a positive amplitude or auto, got '" + text + "'");
-  }
-  return value;
 }
 
 fs::path OutputFiles::frame(std::int64_t step) const {
@@ -217,11 +204,17 @@ void check_no_stray_frames(RunFiles const& files) {
        entry.increment(error)) {
     auto const step = files.images->frame_step(entry->path().filename().string());
     if (step && !files.frames->contains(*step)) {
-      throw InputError("'" + entry->path().string() +
-                       "' is named as the run's frames are, but is not one: ffmpeg would put it "
-                       "in the video (remove it, or write to another --output)");
+      throw OutputError("'" + entry->path().string() +
+                        "' is named as the run's frames are, but is not one: ffmpeg would put it "
+                        "in the video (remove it, or write to another " +
+                        files.images_label + ")");
     }
   }
+}
+
+// How a message names an output: its label and path ("--save-npy 'f.npy'").
+std::string named(NamedOutput const& output) {
+  return output.label + " '" + output.path.string() + "'";
 }
 
 void check_distinct(RunFiles const& files) {
@@ -230,15 +223,13 @@ void check_distinct(RunFiles const& files) {
     fs::path path;
   };
   std::vector<Named> outputs;
-  if (files.npy) outputs.push_back({"--save-npy '" + files.npy->string() + "'", *files.npy});
+  if (files.npy) outputs.push_back({named(*files.npy), files.npy->path});
   if (files.h5) {
-    fs::path const sidecar = xdmf_path(*files.h5);
-    outputs.push_back({"--save-h5 '" + files.h5->string() + "'", *files.h5});
+    fs::path const sidecar = xdmf_path(files.h5->path);
+    outputs.push_back({named(*files.h5), files.h5->path});
     outputs.push_back({"the sidecar '" + sidecar.string() + "'", sidecar});
   }
-  if (files.checkpoint) {
-    outputs.push_back({"the checkpoint '" + files.checkpoint->string() + "'", *files.checkpoint});
-  }
+  if (files.checkpoint) outputs.push_back({named(*files.checkpoint), files.checkpoint->path});
   if (files.images) {
     outputs.push_back(
         {"the image '" + files.images->image().string() + "'", files.images->image()});
@@ -251,7 +242,7 @@ void check_distinct(RunFiles const& files) {
     outputs.push_back({"the receivers' file '" + file.string() + "'", file});
   }
   auto const refuse = [](Named const& output, std::string const& problem) {
-    throw InputError(output.what + " " + problem);
+    throw OutputError(output.what + " " + problem);
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
@@ -265,19 +256,19 @@ void check_distinct(RunFiles const& files) {
       }
     }
     if (files.resume && same_file(outputs[i].path, *files.resume) &&
-        !(files.checkpoint && outputs[i].path == *files.checkpoint)) {
+        !(files.checkpoint && outputs[i].path == files.checkpoint->path)) {
       refuse(outputs[i],
              "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
     }
   }
   for (auto const& input : files.inputs) {
     if (frame_step(files, input)) {
-      throw InputError("the input '" + input.string() + "' is named as the frames are");
+      throw OutputError("the input '" + input.string() + "' is named as the frames are");
     }
   }
   if (files.npy && files.images) {
-    // The output directory, or one above it: the images need it to be a directory.
-    fs::path const npy = identity(*files.npy);
+    // The pictures' folder, or one above it: the pictures need it to be a folder.
+    fs::path const npy = identity(files.npy->path);
     fs::path const directory = identity(files.images->directory);
     auto const [end, unused] =
         std::mismatch(npy.begin(), npy.end(), directory.begin(), directory.end());
@@ -292,86 +283,76 @@ fs::path normal(fs::path const& path) {
   return normal.has_filename() || !normal.has_parent_path() ? normal : normal.parent_path();
 }
 
-// Probes an output; one in the output folder, which the run makes, is probed in the new
-// folder probe_new_folder() has found possible.
-void probe(fs::path const& file, std::optional<fs::path> const& new_folder) {
-  try {
-    if (new_folder && normal(file).parent_path() == normal(*new_folder)) {
-      fs::path const made = normal(*new_folder);
+// Probes an output; one in a folder that the run makes is probed in the folder
+// probe_new_folder() has found possible.
+void probe(fs::path const& file, std::vector<fs::path> const& new_folders) {
+  for (auto const& folder : new_folders) {
+    if (normal(file).parent_path() == normal(folder)) {
+      fs::path const made = normal(folder);
       check_output_name_lengths(file, made.has_parent_path() ? made.parent_path() : ".");
-    } else {
-      probe_output(file);
+      return;
     }
-  } catch (OutputError const& e) {
-    throw InputError(e.what());
   }
+  probe_output(file);
 }
 
 }  // namespace
 
 void check_outputs(RunFiles const& files) {
   // Refused before any name is resolved.
-  auto const refuse_empty = [](std::string const& option) {
-    throw InputError(option + ": the path is empty");
+  auto const refuse_empty = [](std::string const& label) {
+    throw OutputError(label + ": the path is empty");
   };
-  if (files.npy && files.npy->empty()) refuse_empty("--save-npy");
-  if (files.h5 && files.h5->empty()) refuse_empty("--save-h5");
-  if (files.checkpoint && files.checkpoint->empty()) refuse_empty("--checkpoint-every");
-  if ((files.images && files.images->directory.empty()) ||
-      (!files.receivers.empty() && !files.receivers.front().has_parent_path())) {
-    refuse_empty("--output");
+  for (auto const* output : {&files.npy, &files.h5, &files.checkpoint}) {
+    if (*output && (*output)->path.empty()) refuse_empty((*output)->label);
+  }
+  if (files.images && files.images->directory.empty()) refuse_empty(files.images_label);
+  if (!files.receivers.empty() && !files.receivers.front().has_parent_path()) {
+    refuse_empty(files.receivers_label);
   }
   check_distinct(files);
   check_no_stray_frames(files);
   std::vector<fs::path> outputs;
-  if (files.npy) outputs.push_back(*files.npy);
+  if (files.npy) outputs.push_back(files.npy->path);
   if (files.h5) {
-    outputs.push_back(*files.h5);
-    outputs.push_back(xdmf_path(*files.h5));
+    outputs.push_back(files.h5->path);
+    outputs.push_back(xdmf_path(files.h5->path));
   }
-  if (files.checkpoint) outputs.push_back(*files.checkpoint);
-  std::optional<fs::path> directory;
+  if (files.checkpoint) outputs.push_back(files.checkpoint->path);
+  std::vector<fs::path> folders;  // that the run makes when missing
   if (files.images) {
-    directory = files.images->directory;
+    folders.push_back(files.images->directory);
     outputs.push_back(files.images->image());
     if (files.frames) {
       outputs.push_back(files.images->frame(files.frames->last));
       outputs.push_back(files.images->video());
     }
   }
-  for (auto const& file : files.receivers) {
-    if (!directory) directory = file.parent_path();
-    outputs.push_back(file);
+  if (!files.receivers.empty()) folders.push_back(files.receivers.front().parent_path());
+  for (auto const& file : files.receivers) outputs.push_back(file);
+  std::vector<fs::path> new_folders;
+  for (auto const& folder : folders) {
+    std::error_code error;
+    bool const known = std::ranges::any_of(
+        new_folders, [&](fs::path const& made) { return normal(made) == normal(folder); });
+    if (known || fs::exists(fs::symlink_status(folder, error))) continue;
+    probe_new_folder(folder);
+    new_folders.push_back(folder);
   }
-  // A signal during a probe removes its temporary too.
-  remove_temporary_files_on_signals();
-  std::optional<fs::path> new_folder;
-  std::error_code error;
-  if (directory && !fs::exists(fs::symlink_status(*directory, error))) {
-    try {
-      probe_new_folder(*directory);
-    } catch (OutputError const& e) {
-      throw InputError(e.what());
-    }
-    new_folder = directory;
-  }
-  for (auto const& file : outputs) probe(file, new_folder);
+  for (auto const& file : outputs) probe(file, new_folders);
 }
 
 void create_parent_directory(fs::path const& file) {
   if (file.has_parent_path()) fs::create_directory(file.parent_path());
 }
 
-void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream& report,
-                std::ostream& notes) {
-  std::string const frames_are_kept = " (the frames are in " + files.directory.string() + ")\n";
+VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
+                        std::function<bool()> const& stop) {
+  std::string const frames_are_kept = " (the frames are in " + files.directory.string() + ")";
   auto const ffmpeg = find_on_path("ffmpeg");
-  if (!ffmpeg) {
-    notes << "wave2d: note: no ffmpeg on PATH, so no video" << frames_are_kept;
-    return;
-  }
+  if (!ffmpeg) return {false, false, "no ffmpeg on PATH, so no video" + frames_are_kept};
   auto const no_video = [&](std::string const& why) {
-    notes << "wave2d: warning: no video: " << why << frames_are_kept;
+    return VideoOutcome{false, true, "no video: " + why + frames_are_kept};
   };
   for (std::int64_t step = 0;; step = std::min(steps.last, step + steps.every)) {
     if (!fs::exists(files.frame(step))) {
@@ -384,8 +365,7 @@ void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream&
     return no_video("the frames' path is longer than the " + std::to_string(ffmpeg_pattern_bytes) +
                     " bytes ffmpeg reads of a pattern");
   }
-  // SIGINT, SIGTERM and SIGHUP wait until ffmpeg has ended and its temporary is removed.
-  DeferredSignals signals;
+  bool stopped = false;
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
@@ -410,15 +390,14 @@ void make_video(OutputFiles const& files, FrameSteps const& steps, std::ostream&
                                       "-f",
                                       "mp4",
                                       fs::absolute(temporary).string()},
-                                     signals);
-      if (signals.pending()) throw OutputError("interrupted");
+                                     stop, stopped);
+      if (stopped) throw OutputError("interrupted");
       if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
     });
-    report << "wrote " << files.video().string() << "\n";
+    return {true, false, {}};
   } catch (std::exception const& e) {
-    if (signals.pending()) signals.end_by_pending_signal();
-    no_video(e.what());
+    return no_video(e.what());
   }
 }
 
-}  // namespace wave2d::cli
+}  // namespace wave2d::detail

@@ -1,6 +1,6 @@
 // The receivers' files of a run: the trace as NPY (io/wave2d_Output.hpp), CSV and a plot.
-#ifndef WAVE2D_CLI_RECEIVER_FILES_HPP
-#define WAVE2D_CLI_RECEIVER_FILES_HPP
+#ifndef WAVE2D_RECEIVER_FILES_HPP
+#define WAVE2D_RECEIVER_FILES_HPP
 
 #include <wave2d/scene/wave2d_Scene.hpp>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace wave2d::cli {
+namespace wave2d {
 
 // A trace on the host: row r holds u at each receiver after first_step + r steps.
 struct ReceiverTrace {
@@ -38,6 +38,6 @@ bool can_plot_receivers();
 // OutputError when built without it.
 void plot_receivers(std::filesystem::path const& path, ReceiverTrace const& trace);
 
-}  // namespace wave2d::cli
+}  // namespace wave2d
 
 #endif

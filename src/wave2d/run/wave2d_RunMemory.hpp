@@ -1,10 +1,10 @@
 // Whether a scene's grid fits in memory, asked before allocating: a clear error
 // instead of an allocation failure deep in a run, or the system's OOM killer.
-#ifndef WAVE2D_CLI_MEMORY_HPP
-#define WAVE2D_CLI_MEMORY_HPP
+#ifndef WAVE2D_RUN_MEMORY_HPP
+#define WAVE2D_RUN_MEMORY_HPP
 
-#include <cli/wave2d_Commands.hpp>
 #include <wave2d/core/detail/wave2d_HostMemory.hpp>
+#include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace wave2d::cli {
+namespace wave2d {
 
 // What a run may need at its peak, generously, in bytes: for the grid the field pair, a
 // backend's scratch fields, the cell codes, and host copies of the fields for output;
@@ -24,19 +24,19 @@ struct MemoryEstimate {
 };
 MemoryEstimate estimated_bytes(Scene const& scene);
 
-// Throws InputError when an nx x ny grid cannot fit in the host's available memory:
+// Throws InsufficientMemory when an nx x ny grid cannot fit in the host's available memory:
 // asked as soon as a scene file gives its grid, before any per-cell buffer is made. It
 // counts what the host holds at worst (a speed map; the fields too when the run is on
 // the host).
 void check_host_memory(std::int32_t nx, std::int32_t ny);
 
-// The InputError for a run that does not fit in `available` bytes (empty: unknown) of
+// The InsufficientMemory for a run that does not fit in `available` bytes (empty: unknown) of
 // `where`'s memory, naming what is too large: the grid, the receivers' trace or both;
 // none when it fits.
-std::optional<InputError> memory_error(Scene const& scene, std::optional<double> available,
-                                       std::string const& where);
+std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,
+                                               std::string const& where);
 
-// Throws InputError when the scene does not fit in the memory space of the execution
+// Throws InsufficientMemory when the scene does not fit in the memory space of the execution
 // space, as far as that can be known.
 template <class ExecutionSpace>
 void check_memory(ExecutionSpace const& space, Scene const& scene) {
@@ -49,7 +49,8 @@ void check_memory(ExecutionSpace const& space, Scene const& scene) {
 // starts; a device's free memory is known only once it has.
 template <class ExecutionSpace>
 inline constexpr bool uses_host_memory =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                               typename ExecutionSpace::memory_space>::accessible;
 
 // check_memory before Kokkos starts, for spaces that use host memory: a run refused there
 // starts no backend (a GPU's runtime may not start at all under the address-space limit
@@ -63,6 +64,6 @@ void check_memory_before_start(Scene const& scene) {
   }
 }
 
-}  // namespace wave2d::cli
+}  // namespace wave2d
 
 #endif

@@ -1,5 +1,5 @@
-#include <cli/wave2d_ReceiverFiles.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_ReceiverFiles.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include <plotter.h>  // last: it says `using namespace std`
 #endif
 
-namespace wave2d::cli {
+namespace wave2d {
 
 namespace fs = std::filesystem;
 
@@ -193,4 +193,4 @@ void plot_receivers(fs::path const& path, ReceiverTrace const&) {
 }
 #endif
 
-}  // namespace wave2d::cli
+}  // namespace wave2d

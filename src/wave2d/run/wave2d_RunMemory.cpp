@@ -1,6 +1,6 @@
-#include <cli/wave2d_Memory.hpp>
+#include <wave2d/run/wave2d_RunMemory.hpp>
 
-namespace wave2d::cli {
+namespace wave2d {
 
 namespace {
 
@@ -13,14 +13,14 @@ std::string grid_text(std::int64_t nx, std::int64_t ny) {
 }
 
 // "<what> needs about X of memory, more than the Y available to <where>"
-InputError too_large(std::string const& what, char const* needs, double bytes,
-                     std::optional<double> available, std::string const& where) {
+InsufficientMemory too_large(std::string const& what, char const* needs, double bytes,
+                             std::optional<double> available, std::string const& where) {
   std::string const limit =
       available && bytes > *available
-          ? "the " + wave2d::detail::human_bytes(*available) + " available to " + where
+          ? "the " + detail::human_bytes(*available) + " available to " + where
           : std::string("an allocation can hold");
-  return InputError(what + " " + needs + " about " + wave2d::detail::human_bytes(bytes) +
-                    " of memory, more than " + limit);
+  return InsufficientMemory(what + " " + needs + " about " + detail::human_bytes(bytes) +
+                            " of memory, more than " + limit);
 }
 
 }  // namespace
@@ -31,8 +31,8 @@ MemoryEstimate estimated_bytes(Scene const& scene) {
           (double(scene.steps) + 1.0) * double(scene.receivers.size()) * sizeof(float)};
 }
 
-std::optional<InputError> memory_error(Scene const& scene, std::optional<double> available,
-                                       std::string const& where) {
+std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,
+                                               std::string const& where) {
   MemoryEstimate const needed = estimated_bytes(scene);
   if (fits_in_memory(available, needed.grid + needed.trace)) return std::nullopt;
   std::string const grid = grid_text(scene.nx, scene.ny);
@@ -56,10 +56,10 @@ void check_host_memory(std::int32_t nx, std::int32_t ny) {
                                  ? floats_per_cell(true)
                                  : 6.0;
   double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
-  std::optional<double> const available = wave2d::detail::host_available_bytes();
+  std::optional<double> const available = detail::host_available_bytes();
   if (!fits_in_memory(available, needed)) {
     throw too_large(grid_text(nx, ny), "needs", needed, available, "the host");
   }
 }
 
-}  // namespace wave2d::cli
+}  // namespace wave2d

@@ -192,6 +192,28 @@ def machine_section(context, stencil_path):
     return "## Machine\n\n" + table(["", ""], rows)
 
 
+def copy_section(results, context):
+    copies = [r for r in results if r.family == "copy"]
+    if not copies:
+        return ""
+    rows = []
+    for r in sorted(copies, key=lambda r: order_key(r.space, SPACE_ORDER)):
+        at_start = float(context.get(f"wave2d_copy_bandwidth_GBps:{r.space}", 0) or 0)
+        if not r.ok:
+            rows.append([r.space, "skipped: " + (r.error or "?"), "", "", ""])
+            continue
+        cv = r.cv()
+        rows.append([r.space, fmt(mib(r.value("bytes") / 2)), fmt(r.value("GB/s")),
+                     f"{100 * cv:.2g}%" if cv else "–", fmt(at_start) if at_start > 0 else "–"])
+    return "\n\n".join([
+        "## Copy bandwidth",
+        "y[i] = x[i] over two arrays of 16-byte elements far larger than the last-level cache, "
+        "as Google Benchmark repeats it (the `copy/SPACE` entries), beside the measurement at "
+        "start-up that the other sections divide by.",
+        table(["space", "each array (MiB)", "GB/s", "cv", "GB/s at start-up (median of 11)"],
+              rows)])
+
+
 def backend_order(results):
     """Backends as the benchmark registered them: the registry's order."""
     order = []
@@ -960,11 +982,7 @@ def write_report(out_dir, stencil_path, memory_files):
     if stencil_path and os.path.exists(stencil_path):
         context, results = load_stencil(stencil_path)
         sections.append(machine_section(context, os.path.relpath(stencil_path, out_dir)))
-        copies = [r for r in results if r.family == "copy" and r.ok]
-        if copies:
-            sections.append("Copy benchmark entries (Google Benchmark repetitions of the same "
-                            "copy): " + ", ".join(f"{r.space} {fmt(r.value('GB/s'))} GB/s"
-                                                  for r in copies) + ".")
+        sections.append(copy_section(results, context))
         sections.append(scene_sections(results, context))
         sections.append(auto_section(results))
         sections.append(receivers_section(results))

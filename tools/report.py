@@ -21,6 +21,9 @@ import sys
 
 SCENE_ORDER = ["double-slit", "double-slit-small", "point-source", "slit"]
 SPACE_ORDER = ["Cuda", "OpenMP", "Serial"]
+# The hand-written host loop (bench/wave2d_PlainLoop.hpp): in the scene family beside the
+# registry's backends on host spaces, the baseline the portable ones are held against.
+PLAIN = "plain-openmp"
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,6 +192,28 @@ def machine_section(context, stencil_path):
     return "## Machine\n\n" + table(["", ""], rows)
 
 
+def copy_section(results, context):
+    copies = [r for r in results if r.family == "copy"]
+    if not copies:
+        return ""
+    rows = []
+    for r in sorted(copies, key=lambda r: order_key(r.space, SPACE_ORDER)):
+        at_start = float(context.get(f"wave2d_copy_bandwidth_GBps:{r.space}", 0) or 0)
+        if not r.ok:
+            rows.append([r.space, "skipped: " + (r.error or "?"), "", "", ""])
+            continue
+        cv = r.cv()
+        rows.append([r.space, fmt(mib(r.value("bytes") / 2)), fmt(r.value("GB/s")),
+                     f"{100 * cv:.2g}%" if cv else "–", fmt(at_start) if at_start > 0 else "–"])
+    return "\n\n".join([
+        "## Copy bandwidth",
+        "y[i] = x[i] over two arrays of 16-byte elements far larger than the last-level cache, "
+        "as Google Benchmark repeats it (the `copy/SPACE` entries), beside the measurement at "
+        "start-up that the other sections divide by.",
+        table(["space", "each array (MiB)", "GB/s", "cv", "GB/s at start-up (median of 11)"],
+              rows)])
+
+
 def backend_order(results):
     """Backends as the benchmark registered them: the registry's order."""
     order = []
@@ -203,6 +228,10 @@ def baseline_backend(context, space):
     return context.get(f"wave2d_baseline_backend:{space}")
 
 
+def backend_name(backend):
+    return f"{PLAIN} (hand-written baseline)" if backend == PLAIN else backend
+
+
 def scene_sections(results, context):
     scene_results = [r for r in results if r.family == "scene" and len(r.parts) == 4]
     if not scene_results:
@@ -212,9 +241,11 @@ def scene_sections(results, context):
     scenes = sorted({r.parts[3] for r in scene_results}, key=lambda s: order_key(s, SCENE_ORDER))
     baselines = {s: baseline_backend(context, s) for s in spaces}
     order = backend_order(results)
+    plain_spaces = [s for s in spaces if any(r.space == s and r.parts[2] == PLAIN
+                                             for r in scene_results)]
 
-    def ratio(r):
-        base = by_key.get((r.space, baselines[r.space], r.parts[3]))
+    def ratio(r, baseline=None):
+        base = by_key.get((r.space, baseline or baselines[r.space], r.parts[3]))
         if base is None or not base.ok or not r.ok:
             return None
         return r.value("GCells/s") / base.value("GCells/s")
@@ -240,8 +271,32 @@ def scene_sections(results, context):
                 else:
                     q = ratio(r)
                     cells.append(fmt(r.value("GCells/s")) + (f" ({fmt(q)}×)" if q is not None else ""))
-            rows.append([space, backend] + cells)
+            rows.append([space, backend_name(backend)] + cells)
     out.append(table(["space", "backend"] + scenes, rows))
+
+    if plain_spaces:
+        rows = []
+        for space in plain_spaces:
+            backends = sorted({r.parts[2] for r in scene_results if r.space == space},
+                              key=lambda b: order_key(b, order))
+            for backend in [PLAIN] + [b for b in backends if b != PLAIN]:
+                cells = []
+                for scene in scenes:
+                    r = by_key.get((space, backend, scene))
+                    q = ratio(r, PLAIN) if r is not None else None
+                    if backend == PLAIN:
+                        cells.append(fmt(r.value("GCells/s")) if r is not None and r.ok else "")
+                    else:
+                        cells.append(fmt(q) + "×" if q is not None else "")
+                rows.append([space, backend_name(backend) + (", GCells/s" if backend == PLAIN
+                                                              else "")] + cells)
+        out += ["### Host spaces against the hand-written loop",
+                f"`{PLAIN}` is the loop a C++ programmer writes by hand for one CPU "
+                "(bench/wave2d_PlainLoop.hpp: per-cell coefficients, `omp simd` rows, on as many "
+                "threads as the space has). Its GCells/s, then each backend's GCells/s over "
+                f"{PLAIN}'s on the same space and scene (above 1×: faster than the hand-written "
+                "loop).",
+                table(["space", "backend"] + scenes, rows)]
 
     for scene in scenes:
         rows = []
@@ -254,19 +309,26 @@ def scene_sections(results, context):
             for r in sorted((r for r in scene_results if r.space == space and r.parts[3] == scene),
                             key=lambda r: order_key(r.parts[2], order)):
                 label = r.label()
+                name = backend_name(r.parts[2])
                 if not r.ok:
-                    rows.append([space, r.parts[2], "skipped: " + (r.error or "?")] + [""] * 7)
+                    rows.append([space, name, "skipped: " + (r.error or "?")]
+                                + [""] * (8 if plain_spaces else 7))
                     continue
                 q = ratio(r)
+                plain = []
+                if plain_spaces:
+                    qp = ratio(r, PLAIN) if space in plain_spaces else None
+                    plain = [fmt(qp) + "×" if qp is not None else "–"]
                 cv = r.cv()
-                rows.append([space, r.parts[2], fmt(r.time_ms()) + (f" ± {100 * cv:.2g}%" if cv else ""),
+                rows.append([space, name, fmt(r.time_ms()) + (f" ± {100 * cv:.2g}%" if cv else ""),
                              f"{int(r.value('steps'))}", fmt(r.value("GCells/s")),
                              fmt(r.value("GB/s")), fmt(r.value("copy_fraction")),
-                             fmt(q) + "×" if q is not None else "–",
-                             label.get("config", ""), str(r.repetitions())])
+                             fmt(q) + "×" if q is not None else "–"] + plain
+                            + [label.get("config", ""), str(r.repetitions())])
         out += [title, table(["space", "backend", "time per run (ms)", "steps", "GCells/s",
-                              "eff. GB/s", "of copy BW", "vs baseline", "configuration", "reps"],
-                             rows)]
+                              "eff. GB/s", "of copy BW", "vs baseline"]
+                             + ([f"vs {PLAIN}"] if plain_spaces else [])
+                             + ["configuration", "reps"], rows)]
     return "\n\n".join(out)
 
 
@@ -312,6 +374,103 @@ def tuning_section(results):
             ["order", "tile (x × y cells)", "GCells/s", "eff. GB/s", "of copy BW", "vs default",
              "time per run (ms)"], rows) + summary)
     return "\n\n".join(out)
+
+
+def tiled_shape(r):
+    """'256x128/T16/codes' for tiled_tuning/SPACE/256x128/T16/codes: the name past the space."""
+    return "/".join(r.parts[2:])
+
+
+def tiled_kappa(r):
+    return "per cell" if "speed" in r.parts[2:] else "uniform"
+
+
+def tiled_tuning_section(results):
+    tuning = [r for r in results if r.family == "tiled_tuning" and len(r.parts) >= 4]
+    if not tuning:
+        return ""
+    out = ["## kokkos-tiled: tile, fused steps and coefficients",
+           "The fused-step backend with each shape on the tuning scene: a tile of x × y cells, T "
+           "steps per pass over its window, the coefficients folded or as codes, and on devices "
+           "the team size (in the name where it is not the default, `/speed` where the scene's "
+           "speed is given per cell). Each shape against the default of its κ kind."]
+    for space in sorted({r.space for r in tuning}, key=lambda s: order_key(s, SPACE_ORDER)):
+        rs = [r for r in tuning if r.space == space]
+        ok = sorted((r for r in rs if r.ok),
+                    key=lambda r: (tiled_kappa(r) != "uniform", -r.value("GCells/s")))
+        defaults = {tiled_kappa(r): r for r in ok if r.value("default_config") == 1}
+        rows = []
+        for r in ok + [r for r in rs if not r.ok]:
+            if not r.ok:
+                rows.append([tiled_shape(r), tiled_kappa(r), "skipped: " + (r.error or "?")]
+                            + [""] * 7)
+                continue
+            default = defaults.get(tiled_kappa(r))
+            rows.append([tiled_shape(r) + (" **default**" if r is default else ""),
+                         tiled_kappa(r),
+                         f"{int(r.value('tile_x'))} × {int(r.value('tile_y'))}",
+                         str(int(r.value("fused_steps"))),
+                         "folded" if r.value("folded") == 1 else "codes",
+                         fmt(r.value("GCells/s")), fmt(r.value("GB/s")),
+                         fmt(r.value("copy_fraction")),
+                         fmt(r.value("GCells/s") / default.value("GCells/s")) + "×" if default else "–",
+                         fmt(r.time_ms())])
+        first = next((r for r in rs if r.ok), None)
+        what = ""
+        if first is not None:
+            label = first.label()
+            what = f" — {label.get('scene', '?')}, {label.get('steps', '?')}"
+        summary = []
+        for kappa, default in defaults.items():
+            best = next(r for r in ok if tiled_kappa(r) == kappa)
+            summary.append(f"κ {kappa}: the fastest, {tiled_shape(best)}, "
+                           f"{fmt(best.value('GCells/s'))} GCells/s, "
+                           f"{fmt(best.value('GCells/s') / default.value('GCells/s'))}× the default")
+        out.append(f"### {space}{what}\n\n" + table(
+            ["shape", "κ", "tile (x × y cells)", "fused steps", "coefficients", "GCells/s",
+             "eff. GB/s", "of copy BW", "vs default", "time per run (ms)"], rows)
+            + ("\n\n" + "; ".join(summary) + "." if summary else ""))
+    return "\n\n".join(out)
+
+
+def receivers_section(results):
+    rs = [r for r in results if r.family == "receivers" and len(r.parts) == 5]
+    if not rs:
+        return ""
+    by_key = {(r.space, r.parts[2], r.parts[3], int(r.parts[4])): r for r in rs}
+    counts = sorted({int(r.parts[4]) for r in rs})
+    order = backend_order(results)
+    cases = sorted({(r.space, r.parts[2], r.parts[3]) for r in rs},
+                   key=lambda c: (order_key(c[0], SPACE_ORDER), order_key(c[1], order),
+                                  order_key(c[2], SCENE_ORDER)))
+    rows = []
+    for space, backend, scene in cases:
+        row = [space, backend, scene, ""]
+        for n in counts:
+            r = by_key.get((space, backend, scene, n))
+            if r is None:
+                row.append("")
+            elif not r.ok:
+                row.append("skipped")
+            else:
+                row[3] = row[3] or str(int(r.value("steps")))
+                row.append(fmt(r.value("GCells/s")))
+        none = by_key.get((space, backend, scene, 0))
+        for n in counts[1:] if counts[0] == 0 else []:
+            r = by_key.get((space, backend, scene, n))
+            if r is None or none is None or not (r.ok and none.ok):
+                row.append("–")
+            else:
+                row.append(fmt(r.value("GCells/s") / none.value("GCells/s")) + "×")
+        rows.append(row)
+    header = (["space", "backend", "scene", "steps"] + [f"{n} receivers" for n in counts]
+              + ([f"{n} / 0" for n in counts[1:]] if counts[0] == 0 else []))
+    return "\n\n".join([
+        "## Receivers: the cost of recording",
+        "GCells/s of each backend with no receivers and with receivers on a square lattice over "
+        "the grid, recorded at every step (the trace is reserved outside the timed region), and "
+        "the throughput with them over the throughput without (1×: recording is free).",
+        table(header, rows)])
 
 
 def cache_bytes(context, space):
@@ -370,6 +529,9 @@ def sweep_section(results, context, plot_name):
             "skipped). GCells/s, and in parentheses the fraction of the space's copy bandwidth "
             "(the effective GB/s of the byte model over it). "
             + ("The " + "; the ".join(notes) + "." if notes else "")
+            + (f" {PLAIN} runs on the scenes only (see above)."
+               if any(r.family == "scene" and r.parts[2:3] == [PLAIN] for r in results)
+               and not any(b == PLAIN for _, b in series) else "")
             + f"\n\n![GCells/s versus grid size]({plot_name})\n\n" + table(header, rows))
 
 
@@ -462,6 +624,36 @@ def plot_tuning(results, path, plt):
         ax.set_title(f"{space}: order (x, y) blue, (y, x) orange;\nbox = default", fontsize=10)
         ax.grid(True, axis="x", alpha=0.3)
     fig.suptitle("kokkos-mdrange: iteration order and tile (x × y cells)", fontsize=12)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def plot_tiled_tuning(results, path, plt):
+    tuning = [r for r in results if r.family == "tiled_tuning" and r.ok]
+    spaces = sorted({r.space for r in tuning}, key=lambda s: order_key(s, SPACE_ORDER))
+    if not spaces:
+        return False
+    most = max(sum(1 for r in tuning if r.space == s) for s in spaces)
+    fig, axes = plt.subplots(1, len(spaces), figsize=(5.5 * len(spaces), 0.3 * most + 1.8),
+                             squeeze=False)
+    for ax, space in zip(axes[0], spaces):
+        rs = sorted((r for r in tuning if r.space == space),
+                    key=lambda r: (tiled_kappa(r) != "uniform", -r.value("GCells/s")))
+        colors = ["tab:blue" if tiled_kappa(r) == "uniform" else "tab:orange" for r in rs]
+        bars = ax.barh(range(len(rs)), [r.value("GCells/s") for r in rs], color=colors)
+        for bar, r in zip(bars, rs):
+            if r.value("default_config") == 1:
+                bar.set_edgecolor("black")
+                bar.set_linewidth(2)
+        ax.set_yticks(range(len(rs)))
+        ax.set_yticklabels([tiled_shape(r) for r in rs], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel("GCells/s")
+        ax.set_title(f"{space}: κ uniform blue, per cell orange;\nbox = default", fontsize=10)
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle("kokkos-tiled: tile (x × y cells), fused steps T, coefficients", fontsize=12)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -790,19 +982,20 @@ def write_report(out_dir, stencil_path, memory_files):
     if stencil_path and os.path.exists(stencil_path):
         context, results = load_stencil(stencil_path)
         sections.append(machine_section(context, os.path.relpath(stencil_path, out_dir)))
-        copies = [r for r in results if r.family == "copy" and r.ok]
-        if copies:
-            sections.append("Copy benchmark entries (Google Benchmark repetitions of the same "
-                            "copy): " + ", ".join(f"{r.space} {fmt(r.value('GB/s'))} GB/s"
-                                                  for r in copies) + ".")
+        sections.append(copy_section(results, context))
         sections.append(scene_sections(results, context))
         sections.append(auto_section(results))
+        sections.append(receivers_section(results))
         if plot_sweep(results, context, os.path.join(out_dir, "sweep.png"), plt):
             plots.append("sweep.png")
         sections.append(sweep_section(results, context, "sweep.png"))
         if plot_tuning(results, os.path.join(out_dir, "mdrange_tuning.png"), plt):
             plots.append("mdrange_tuning.png")
             sections.append(tuning_section(results) + "\n\n![kokkos-mdrange tuning](mdrange_tuning.png)")
+        if plot_tiled_tuning(results, os.path.join(out_dir, "tiled_tuning.png"), plt):
+            plots.append("tiled_tuning.png")
+            sections.append(tiled_tuning_section(results)
+                            + "\n\n![kokkos-tiled tuning](tiled_tuning.png)")
         failed = [r for r in results if r.error]
         if failed:
             sections.append("## Skipped or failed\n\n" + "\n".join(

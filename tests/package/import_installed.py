@@ -1,13 +1,12 @@
-"""Imports wave2d from an install prefix alone (python -I: no PYTHONPATH, no user site) and
-runs a scene: the module that cmake --install puts under <prefix>/<platlib>."""
+"""Imports wave2d as the running Python finds it (PYTHONPATH, or its own site folders) and runs
+a scene: the module must come from the folder argv[1], where cmake --install put it."""
 import os
 import sys
 
-site = os.path.abspath(sys.argv[1])
-sys.path.insert(0, site)
-import wave2d  # noqa: E402
+import wave2d
 
-assert os.path.abspath(wave2d.__file__).startswith(site + os.sep), wave2d.__file__
+folder = os.path.realpath(sys.argv[1])
+assert os.path.realpath(wave2d.__file__).startswith(folder + os.sep), wave2d.__file__
 simulation = wave2d.Simulation(wave2d.Scene("double-slit-small"), backend="reference")
 simulation.advance(50)
 u = simulation.current

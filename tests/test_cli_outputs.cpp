@@ -358,7 +358,8 @@ TEST_F(CliOutputs, PicturesSaturateAtTheScaleTheirColourBarGives) {
   }
   for (std::string const bad : {"0", "-1", "x", "1e-50", "inf"}) {
     expect_refused_first(wave2d(small_run({"--scale", bad})),
-                         "--scale: expected a positive amplitude or auto, got '" + bad + "'");
+                         "--scale: expected a positive amplitude or auto, got '" + bad +
+                             "' (see wave2d run --help)");
   }
 }
 

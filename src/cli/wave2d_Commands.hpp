@@ -2,8 +2,8 @@
 #ifndef WAVE2D_CLI_COMMANDS_HPP
 #define WAVE2D_CLI_COMMANDS_HPP
 
+#include <array>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -33,13 +33,6 @@ inline std::string counted(std::int64_t count, std::string const& noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-// A rate of GCells/s to three significant digits, whole above 100: "1006", "13.8", "0.0412".
-inline std::string rate_text(double gcells_per_second) {
-  char text[32];
-  std::snprintf(text, sizeof text, gcells_per_second >= 100.0 ? "%.0f" : "%.3g", gcells_per_second);
-  return text;
-}
-
 struct RunOptions {
   std::string scene;  // a built-in scene's name, or a scene file
   std::string backend = "auto";
@@ -50,13 +43,15 @@ struct RunOptions {
   std::optional<std::int64_t> frames_every;
   std::optional<std::string> npy_file;
   std::optional<std::string> h5_file;  // --save-h5
-  std::string scale = "1";             // --scale: the pictures' amplitude, or "auto"
+  std::optional<float> scale = 1.0f;   // --scale: the pictures' amplitude; empty: "auto"
   bool allow_unstable = false;
   bool keep_last_finite = false;
-  bool no_receivers = false;         // skip the receivers' files
-  std::optional<std::string> ranks;  // "PxQ" or "auto": a distributed run, under mpirun
-  std::string progress = "auto";     // --progress: auto, bar, lines or none
-  double progress_every = 10.0;      // seconds between progress lines
+  bool no_receivers = false;  // skip the receivers' files
+  // --ranks PxQ (0 x 0: "auto"): a distributed run, under mpirun; ranks_text as given.
+  std::optional<std::array<int, 2>> ranks;
+  std::string ranks_text;
+  std::string progress = "auto";  // --progress: auto, bar, lines or none
+  double progress_every = 10.0;   // seconds between progress lines
   // --checkpoint-every STEPS FILE: the checkpoint every STEPS steps, at the end and on SIGINT,
   // SIGTERM or SIGHUP.
   std::optional<std::int64_t> checkpoint_every;
@@ -64,13 +59,17 @@ struct RunOptions {
   std::optional<std::string> resume_file;  // continues from this checkpoint
 };
 
-// Prints "wave2d: error: <what>" once, on rank 0 of a distributed run alone: the other
-// ranks say nothing, so that an error shows once.
-void report_error(std::exception const& e);
+// Prints "wave2d: error: <message>" once, and only where report_errors(true) was said last
+// (rank 0 of an MPI job; the other ranks say nothing, so that an error shows once).
+void report_error(std::string const& message);
+void report_errors(bool here);
+
+// How many ranks mpirun started (1 outside an MPI job).
+int launched_ranks();
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
 // needs.
-void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments);
+void run_command(RunOptions options, std::vector<char*> kokkos_arguments);
 
 void list_scenes(std::ostream& out);
 

@@ -11,9 +11,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +64,43 @@ CLI::Validator positive_seconds() {
       "");
 }
 
+// "PxQ", P and Q whole numbers written as digits only, or "auto" (0 x 0: MPI's choice).
+std::array<int, 2> parse_ranks(std::string const& text) {
+#if !defined(WAVE2D_HAVE_MPI)
+  throw CLI::ValidationError("--ranks",
+                             "this build of wave2d has no MPI (install "
+                             "libopenmpi-dev and rebuild)");
+#endif
+  if (text == "auto") return {0, 0};
+  auto const number = [&](std::string_view digits) {
+    int value = 0;
+    auto const [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != digits.npos ||
+        error != std::errc() || end != digits.data() + digits.size() || value < 1) {
+      throw CLI::ValidationError("--ranks", "expected PxQ (e.g. 2x2, each from 1 to " +
+                                                std::to_string(std::numeric_limits<int>::max()) +
+                                                ") or auto, got '" + text + "'");
+    }
+    return value;
+  };
+  auto const x = text.find('x');
+  std::string_view const all(text);
+  return {number(all.substr(0, x)), number(x == all.npos ? "" : all.substr(x + 1))};
+}
+
+// A positive amplitude, or nothing for "auto".
+std::optional<float> parse_scale(std::string const& text) {
+  if (text == "auto") return std::nullopt;
+  float value = 0.0f;
+  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
+      !std::isfinite(value)) {
+    throw CLI::ValidationError("--scale",
+                               "expected a positive amplitude or auto, got '" + text + "'");
+  }
+  return value;
+}
+
 void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--scene", options.scene,
                  "A built-in scene (see `wave2d scenes`) or a TOML scene file")
@@ -94,10 +134,10 @@ void add_run_options(CLI::App& run, RunOptions& options) {
                  "and with ffmpeg on PATH the video DIR/<scene>.mp4")
       ->check(count_of_at_least(1))
       ->type_name("K");
-  run.add_option("--scale", options.scale,
-                 "The |u| at which the pictures' colours saturate, or auto: each picture's "
-                 "largest |u|; a colour bar beside the field gives the limits")
-      ->capture_default_str()
+  run.add_option_function<std::string>(
+         "--scale", [&options](std::string const& text) { options.scale = parse_scale(text); },
+         "The |u| at which the pictures' colours saturate (default 1), or auto: each "
+         "picture's largest |u|; a colour bar beside the field gives the limits")
       ->type_name("A|auto");
   run.add_option("--save-npy", options.npy_file,
                  "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
@@ -108,9 +148,14 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
-  run.add_option("--ranks", options.ranks,
-                 "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
-                 "(the default for a job of several ranks)")
+  run.add_option_function<std::string>(
+         "--ranks",
+         [&options](std::string const& text) {
+           options.ranks = parse_ranks(text);
+           options.ranks_text = text;
+         },
+         "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
+         "(the default for a job of several ranks)")
       ->type_name("PxQ");
   run.add_flag("--no-receivers", options.no_receivers,
                "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
@@ -157,6 +202,31 @@ void check_arguments(std::vector<char*> const& kokkos_arguments) {
   } catch (std::invalid_argument const& e) {
     throw InputError(e.what());
   }
+}
+
+namespace {
+
+bool error_reporter = true;  // false on the ranks of an MPI job other than 0
+bool error_reported = false;
+
+// Under mpirun, by the variables Open MPI and MPICH's launchers set.
+int launched(char const* open_mpi, char const* mpich, int otherwise) {
+  for (char const* variable : {open_mpi, mpich}) {
+    if (char const* value = std::getenv(variable)) return std::atoi(value);
+  }
+  return otherwise;
+}
+
+}  // namespace
+
+int launched_ranks() { return launched("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1); }
+
+void report_errors(bool here) { error_reporter = here; }
+
+void report_error(std::string const& message) {
+  if (!error_reporter || error_reported) return;
+  std::cerr << "wave2d: error: " << message << "\n";
+  error_reported = true;
 }
 
 bool is_input_error(std::exception const& e) {
@@ -208,12 +278,14 @@ int main(int argc, char* argv[]) {
   RunOptions options;
   add_run_options(*run, options);
 
+  // Under mpirun, rank 0 alone says what went wrong.
+  report_errors(launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0) == 0);
   try {
     app.parse(int(arguments.size()), arguments.data());
   } catch (CLI::ParseError const& e) {
     if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
     std::string const command = *run ? "run " : *plan ? "plan " : *backends ? "backends " : "";
-    std::cerr << "wave2d: error: " << e.what() << " (see wave2d " << command << "--help)\n";
+    report_error(std::string(e.what()) + " (see wave2d " + command + "--help)");
     return exit_input_error;
   }
 
@@ -234,7 +306,7 @@ int main(int argc, char* argv[]) {
     }
     return 0;
   } catch (std::exception const& e) {
-    report_error(e);
+    report_error(e.what());
     return is_input_error(e) ? exit_input_error : exit_runtime_failure;
   }
 }

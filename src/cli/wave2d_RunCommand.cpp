@@ -17,12 +17,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -30,61 +26,15 @@ namespace wave2d::cli {
 
 namespace {
 
-// What the options ask beyond the experiment: where it runs and how the program shows it.
+// What the program shows beside the experiment.
 struct Request {
-  std::optional<std::array<int, 2>> ranks;  // --ranks (0 x 0: MPI's choice)
-  std::string ranks_text;
   ProgressStyle progress = ProgressStyle::none;
-  double progress_every = 0.0;
   std::string scene_label;  // as the user named it
   std::vector<std::string> notes;
 };
 
 void print_line(std::string_view label, std::string const& value) {
   std::cout << std::left << std::setw(15) << label << value << "\n";
-}
-
-bool error_reporter = true;  // false on the ranks of a distributed run other than 0
-bool error_reported = false;
-
-// Under mpirun, by the variables Open MPI and MPICH's launchers set.
-int launched(char const* open_mpi, char const* mpich, int otherwise) {
-  for (char const* variable : {open_mpi, mpich}) {
-    if (char const* value = std::getenv(variable)) return std::atoi(value);
-  }
-  return otherwise;
-}
-int launched_ranks() { return launched("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1); }
-int launched_rank() { return launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0); }
-
-// "PxQ", P and Q whole numbers written as digits only, or "auto" (0 x 0: MPI's choice).
-std::array<int, 2> parse_ranks(std::string const& text) {
-  if (text == "auto") return {0, 0};
-  auto const number = [&](std::string_view digits) {
-    int value = 0;
-    auto const [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != digits.npos ||
-        error != std::errc() || end != digits.data() + digits.size() || value < 1) {
-      throw InputError("--ranks: expected PxQ (e.g. 2x2, each from 1 to " +
-                       std::to_string(std::numeric_limits<int>::max()) + ") or auto, got '" + text +
-                       "'");
-    }
-    return value;
-  };
-  auto const x = text.find('x');
-  std::string_view const all(text);
-  return {number(all.substr(0, x)), number(x == all.npos ? "" : all.substr(x + 1))};
-}
-
-std::optional<float> parse_scale(std::string const& text) {
-  if (text == "auto") return std::nullopt;
-  float value = 0.0f;
-  auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
-      !std::isfinite(value)) {
-    throw InputError("--scale: expected a positive amplitude or auto, got '" + text + "'");
-  }
-  return value;
 }
 
 // The options as an experiment, and how to run and show it.
@@ -111,7 +61,7 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   }
   std::string const stem;  // the scene's name, or its file's
   if (can_write_png) {
-    e.outputs.push_back(Pictures{options.output_directory, stem, parse_scale(options.scale),
+    e.outputs.push_back(Pictures{options.output_directory, stem, options.scale,
                                  options.frames_every, true, "--output"});
   } else {
     request.notes.push_back("built without libpng, so no images (install libpng-dev and rebuild)");
@@ -144,24 +94,6 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   return e;
 }
 
-// "kokkos-tiled 4.1, kokkos-mdrange 1.72 GCells/s"
-std::string rates_text(std::vector<BackendRate> const& ranking) {
-  std::string text;
-  for (auto const& rate : ranking) {
-    text += (text.empty() ? "" : ", ") + rate.backend + " " + rate_text(rate.gcells_per_second);
-  }
-  return text + " GCells/s";
-}
-
-template <class ExecutionSpace>
-std::string describe(ExecutionSpace const& space) {
-  std::string text = ExecutionSpace::name();
-  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
-    text += " (" + counted(space.concurrency(), "thread") + ")";
-  }
-  return text;
-}
-
 // What runs, once it is set up: on rank 0 alone.
 template <class ExecutionSpace>
 void print_setup(Run<ExecutionSpace> const& run, Request const& request,
@@ -172,17 +104,13 @@ void print_setup(Run<ExecutionSpace> const& run, Request const& request,
   print_line("grid", std::to_string(run.scene().nx) + " x " + std::to_string(run.scene().ny));
   print_line("steps", std::to_string(checked.steps));
   print_line("backend", checked.experiment.backend);
-  print_line("space", describe(space));
+  print_line("space", space_description(space));
   if (!run.layout().empty()) print_line("ranks", run.layout());
   if (Plan const* plan = run.plan()) {
     for (auto const& note : plan->notes) std::cerr << "wave2d: note: " << note << "\n";
-    std::string summary = plan->summary();
-    if (!plan->cache_file.empty() && !plan->from_cache)
-      summary += ", kept in " + plan->cache_file.string();
-    if (plan->from_cache) summary += " (" + plan->cache_file.string() + ")";
-    print_line("plan", summary);
+    print_line("plan", plan->summary());
     if (!plan->ranking.empty()) {
-      print_line(plan->from_cache ? "cached trial" : "trial", rates_text(plan->ranking));
+      print_line(plan->from_cache ? "cached trial" : "trial", plan->ranking_text());
     }
   }
   print_line("configuration",
@@ -198,28 +126,17 @@ void print_setup(Run<ExecutionSpace> const& run, Request const& request,
 // back: one stops the run at the end of a chunk (after a last checkpoint, when it writes
 // them), then ends the process as the signal would have.
 template <class ExecutionSpace>
-void execute(Run<ExecutionSpace>& run, Request const& request) {
+void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const& options) {
   bool const root = run.processes().root();
   DeferredSignals signals;
   std::optional<Progress> progress;
   if (root) {
     progress.emplace(request.progress, run.simulation().steps_done(), run.checked().steps,
-                     run.scene().cells(), request.progress_every);
+                     run.scene().cells(), options.progress_every);
   }
-  bool timed = false;
   RunListener listener;
   listener.progress = [&](RunProgress const& at) {
     if (progress) progress->update(at.step);
-    if (root && at.step == at.last_step && !timed && at.step > at.first_step) {
-      timed = true;
-      progress.reset();  // its line erased first
-      std::ostringstream time, rate;
-      time << std::setprecision(4) << at.seconds << " s";
-      rate << std::setprecision(4)
-           << double(at.cells) * double(at.step - at.first_step) / at.seconds / 1e9 << " GCells/s";
-      print_line("time", time.str());
-      print_line("throughput", rate.str());
-    }
     return signals.pending() == 0;
   };
   listener.wrote = [&](WrittenOutput const& output) {
@@ -251,7 +168,13 @@ void execute(Run<ExecutionSpace>& run, Request const& request) {
     }
     signals.end_by_pending_signal();
   }
-  if (root && result.checkpoint && result.step > result.first_step) {
+  if (!root || result.step == result.first_step) return;
+  std::ostringstream time, rate;
+  time << std::setprecision(4) << result.seconds << " s";
+  rate << std::setprecision(4) << result.gcells_per_second() << " GCells/s";
+  print_line("time", time.str());
+  print_line("throughput", rate.str());
+  if (result.checkpoint) {
     print_line("checkpoint", result.checkpoint->string() + ", step " + std::to_string(result.step));
   }
 }
@@ -261,26 +184,25 @@ template <class F>
 auto setting_up(F&& f) {
   try {
     return f();
-  } catch (std::invalid_argument const& e) {
-    throw InputError(e.what());
-  } catch (InsufficientMemory const& e) {
-    throw InputError(e.what());
-  } catch (CheckpointError const& e) {
-    throw InputError(e.what());
-  } catch (OutputError const& e) {
-    throw InputError(e.what());
+  } catch (std::exception const& e) {
+    bool const input = dynamic_cast<std::invalid_argument const*>(&e) ||
+                       dynamic_cast<InsufficientMemory const*>(&e) ||
+                       dynamic_cast<CheckpointError const*>(&e) ||
+                       dynamic_cast<OutputError const*>(&e) || dynamic_cast<SceneError const*>(&e);
+    if (input) throw InputError(e.what());
+    throw;
   }
 }
 
 template <class ExecutionSpace>
-void simulate(CheckedExperiment checked, Request const& request,
+void simulate(CheckedExperiment checked, Request const& request, RunOptions const& options,
               std::vector<char*> kokkos_arguments) {
   setting_up([&] { check_memory_before_start<ExecutionSpace>(checked.experiment.scene); });
   KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
   auto run = setting_up([&] { return Run<ExecutionSpace>(space, std::move(checked)); });
   print_setup(run, request, space);
-  execute(run, request);
+  execute(run, request, options);
 }
 
 #if defined(WAVE2D_HAVE_MPI)
@@ -296,30 +218,30 @@ struct MpiScope {  // MPI for the length of a distributed run
 // once a rank has exited with a failure, and rank 0 with it.
 template <class ExecutionSpace>
 void simulate_distributed(CheckedExperiment checked, Request const& request,
-                          std::vector<char*> kokkos_arguments) {
+                          RunOptions const& options, std::vector<char*> kokkos_arguments) {
   MpiScope const mpi;
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  error_reporter = rank == 0;
+  report_errors(rank == 0);
   try {
-    typename DistributedSimulation<ExecutionSpace>::Options options;
-    options.ranks = *request.ranks;
+    typename DistributedSimulation<ExecutionSpace>::Options split;
+    split.ranks = *options.ranks;
     try {
       DistributedSimulation<ExecutionSpace>::decompose(checked.experiment.scene,
-                                                       checked.experiment.backend, options, size);
+                                                       checked.experiment.backend, split, size);
     } catch (std::invalid_argument const& e) {
-      throw InputError("--ranks " + request.ranks_text + ": " + e.what());
+      throw InputError("--ranks " + options.ranks_text + ": " + e.what());
     }
     KokkosScope const kokkos(std::move(kokkos_arguments));
     ExecutionSpace const space;
     auto run = setting_up(
-        [&] { return distributed_run(MPI_COMM_WORLD, space, std::move(checked), options); });
+        [&] { return distributed_run(MPI_COMM_WORLD, space, std::move(checked), split); });
     if (rank == 0) print_setup(run, request, space);
-    execute(run, request);
+    execute(run, request, options);
   } catch (std::exception const& e) {
-    report_error(e);
+    report_error(e.what());
     throw;
   }
 }
@@ -327,50 +249,34 @@ void simulate_distributed(CheckedExperiment checked, Request const& request,
 
 }  // namespace
 
-void report_error(std::exception const& e) {
-  if (!error_reporter || error_reported) return;
-  std::cerr << "wave2d: error: " << e.what() << "\n";
-  error_reported = true;
-}
-
-void run_command(RunOptions const& options, std::vector<char*> kokkos_arguments) {
-  error_reporter = launched_rank() == 0;
-  Request request;
-  auto const style = progress_style(options.progress);
-  if (!style) throw InputError("--progress: unknown style '" + options.progress + "'");
-  request.progress = *style;
-  request.progress_every = options.progress_every;
-  if (options.ranks || launched_ranks() > 1) {
-#if defined(WAVE2D_HAVE_MPI)
-    request.ranks_text = options.ranks.value_or("auto");
-    request.ranks = parse_ranks(request.ranks_text);
-#else
-    throw InputError((options.ranks
-                          ? "--ranks"
-                          : "started on " + std::to_string(launched_ranks()) + " MPI ranks") +
-                     std::string(": this build of wave2d has no MPI (install libopenmpi-dev and "
-                                 "rebuild)"));
+void run_command(RunOptions options, std::vector<char*> kokkos_arguments) {
+  Request request{.progress = *progress_style(options.progress)};
+  if (!options.ranks && launched_ranks() > 1) {
+#if !defined(WAVE2D_HAVE_MPI)
+    throw InputError("started on " + std::to_string(launched_ranks()) +
+                     " MPI ranks: this build of wave2d has no MPI (install libopenmpi-dev and "
+                     "rebuild)");
 #endif
+    options.ranks = std::array{0, 0};  // a job of several ranks splits as --ranks auto
+    options.ranks_text = "auto";
   }
   // Everything the user asked for is checked before Kokkos starts.
   remove_temporary_files_on_signals();
   CheckedExperiment checked = [&] {
     try {
       return check(experiment_from(options, request));
-    } catch (InputError const&) {
-      throw;
     } catch (std::exception const& e) {
       throw InputError(e.what());
     }
   }();
   on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
 #if defined(WAVE2D_HAVE_MPI)
-    if (request.ranks) {
-      return simulate_distributed<ExecutionSpace>(std::move(checked), request,
+    if (options.ranks) {
+      return simulate_distributed<ExecutionSpace>(std::move(checked), request, options,
                                                   std::move(kokkos_arguments));
     }
 #endif
-    simulate<ExecutionSpace>(std::move(checked), request, std::move(kokkos_arguments));
+    simulate<ExecutionSpace>(std::move(checked), request, options, std::move(kokkos_arguments));
   });
 }
 

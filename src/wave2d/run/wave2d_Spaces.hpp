@@ -46,6 +46,17 @@ std::string space_name() {
   return name;
 }
 
+// "OpenMP (2 threads)", "Cuda".
+template <class ExecutionSpace>
+std::string space_description(ExecutionSpace const& space) {
+  std::string text = ExecutionSpace::name();
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
+    auto const threads = space.concurrency();
+    text += " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+  }
+  return text;
+}
+
 inline std::string compiled_spaces() {
   std::string names;
   for_each_space([&]<class ExecutionSpace>() {

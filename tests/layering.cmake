@@ -1,35 +1,74 @@
 cmake_minimum_required(VERSION 3.22)
-# The library's layers, lowest first: core <- scene <- io. A file of one layer includes
-# nothing of a layer above it (core nothing of scene or io, scene nothing of io).
-#   cmake -DSOURCE=<src/wave2d> -P layering.cmake
-set(layers core scene io)
+# The folders' declared order (docs/library.md draws it), lowest first. A file includes
+# headers of its own folder and of folders in lower layers only: nothing of a layer above
+# it, nor of another folder of its own layer (the kernels' folders stand side by side, and
+# so do the two applications).
+#   cmake -DROOT=<source dir> -P layering.cmake
+set(layers
+  "core detail"            # the cell rule, windows, processes, errors; Kokkos compatibility
+  "scene"                  # scenes and built-in scenes
+  "io"                     # files in and out
+  "backend"                # what a backend implements
+  "reference kokkos cuda"  # the backends
+  "plan"                   # the registry of backends and auto's planner
+  "simulation"             # Simulation
+  "distributed"            # DistributedSimulation over MPI
+  "run"                    # experiments: outputs, checkpoints, resume, progress
+  "cli python")            # the program and the Python module
+
+# Where each folder's files are.
+set(src ${ROOT}/src/wave2d)
+set(where_cli ${ROOT}/src/cli)
+set(where_python ${ROOT}/src/python)
+set(where_kokkos ${ROOT}/kernels_kokkos/wave2d/kokkos)
+set(where_cuda ${ROOT}/kernels_cuda)
+
 set(errors "")
-list(LENGTH layers count)
-math(EXPR last "${count} - 1")
-foreach(index RANGE ${last})
-  list(GET layers ${index} layer)
-  set(above "")
-  math(EXPR next "${index} + 1")
-  if(next LESS_EQUAL last)
-    foreach(upper RANGE ${next} ${last})
-      list(GET layers ${upper} name)
-      list(APPEND above ${name})
-    endforeach()
-  endif()
-  if(NOT above)
-    continue()
-  endif()
-  list(JOIN above "|" above)
-  file(GLOB_RECURSE files RELATIVE ${SOURCE} ${SOURCE}/${layer}/*.hpp ${SOURCE}/${layer}/*.cpp)
-  foreach(file IN LISTS files)
-    file(STRINGS ${SOURCE}/${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]wave2d/(${above})/")
-    foreach(line IN LISTS lines)
-      list(APPEND errors "${file}: ${line}")
+set(checked 0)
+set(level 0)
+foreach(layer IN LISTS layers)
+  string(REPLACE " " ";" folders "${layer}")
+  foreach(folder IN LISTS folders)
+    set(level_${folder} ${level})
+  endforeach()
+  math(EXPR level "${level} + 1")
+endforeach()
+
+foreach(layer IN LISTS layers)
+  string(REPLACE " " ";" folders "${layer}")
+  foreach(folder IN LISTS folders)
+    if(DEFINED where_${folder})
+      set(root ${where_${folder}})
+    else()
+      set(root ${src}/${folder})
+    endif()
+    if(NOT IS_DIRECTORY ${root})
+      list(APPEND errors "no folder ${root} for the layer ${folder}")
+      continue()
+    endif()
+    file(GLOB_RECURSE files ${root}/*.hpp ${root}/*.cpp ${root}/*.cuh ${root}/*.cu)
+    foreach(file IN LISTS files)
+      math(EXPR checked "${checked} + 1")
+      file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](wave2d/[a-z_]+/|cli/|python/)")
+      foreach(line IN LISTS lines)
+        string(REGEX MATCH "[<\"](wave2d/([a-z_]+)/|(cli)/|(python)/)" unused "${line}")
+        set(included "${CMAKE_MATCH_2}${CMAKE_MATCH_3}${CMAKE_MATCH_4}")
+        if(included STREQUAL folder)
+          continue()
+        endif()
+        file(RELATIVE_PATH name ${ROOT} ${file})
+        if(NOT DEFINED level_${included})
+          list(APPEND errors "${name}: ${line} (a folder of no declared layer)")
+        elseif(level_${included} GREATER_EQUAL level_${folder})
+          list(APPEND errors "${name}: ${line} (${folder} may not include ${included})")
+        endif()
+      endforeach()
     endforeach()
   endforeach()
 endforeach()
 if(errors)
   list(JOIN errors "\n  " text)
-  message(FATAL_ERROR "includes against the layers core <- scene <- io:\n  ${text}")
+  message(FATAL_ERROR "includes against the folders' order:\n  ${text}")
 endif()
-message("layers core <- scene <- io: no include goes up")
+string(REPLACE ";" " < " order "${layers}")
+message("${checked} files: every include follows the order ${order}")

@@ -2,6 +2,7 @@
 // on 1, 2, 3, 4 and 6 ranks, with test_distributed.cpp): a rank that cannot write ends
 // every rank with its message and leaves nothing behind.
 #include <wave2d/run/wave2d_DistributedRun.hpp>
+#include <wave2d_TestFiles.hpp>
 #include <wave2d_TestHelpers.hpp>
 
 #include <mpi.h>
@@ -181,6 +182,42 @@ TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
     EXPECT_EQ(wave2d::to_host(space, one.current()), expected.current);
     EXPECT_EQ(wave2d::to_host(space, one.receivers()), expected_trace);
   }
+}
+
+// The same experiment through the run layer on the job's ranks and on one process writes the
+// same bytes: the array, the receivers' files, the pictures, the HDF5 file's fields and
+// trace, and the checkpoint's state.
+TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
+  Space space;
+  fs::path const directory = fresh_directory("run");
+  auto const experiment = [&](std::string const& side) {
+    Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-tiled", .steps = 29};
+    fs::path const out = directory / side;
+    e.outputs = {NpyFile{out / "f.npy"}, ReceiverFiles{out, "r", false}};
+    if (can_write_png) e.outputs.push_back(Pictures{out, "s", 1.0f, 10, false});
+    if (can_use_parallel_hdf5) e.outputs.push_back(Hdf5File{out / "f.h5", 10});
+    if (can_use_parallel_hdf5 && can_checkpoint) e.outputs.push_back(Checkpoints{out / "ck", 20});
+    return e;
+  };
+  distributed_run(MPI_COMM_WORLD, space, check(experiment("many"))).execute();
+  if (world_rank() == 0) {
+    run(space, experiment("one"));
+    std::vector<std::string> files{"f.npy", "r.receivers.npy", "r.receivers.csv"};
+    if (can_write_png) files.insert(files.end(), {"s.png", "s.00.png", "s.20.png", "s.29.png"});
+    for (auto const& file : files) {  // no ASSERT: the other ranks wait at the barrier
+      EXPECT_TRUE(fs::exists(directory / "many" / file)) << file;
+      EXPECT_EQ(read_file(directory / "many" / file), read_file(directory / "one" / file)) << file;
+    }
+    if (can_use_parallel_hdf5 && can_checkpoint) {
+      CheckpointData const many = read_checkpoint(directory / "many" / "ck");
+      CheckpointData const one = read_checkpoint(directory / "one" / "ck");
+      EXPECT_EQ(many.step, 29);
+      EXPECT_EQ(many.previous, one.previous);
+      EXPECT_EQ(many.current, one.current);
+      EXPECT_EQ(many.trace, one.trace);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 // A checkpoint of another scene: refused on every rank, before any field is read.

@@ -2,19 +2,23 @@
 #   cmake -DPREFIX=... -DSOURCE=<project dir> | -DREADME=<README.md> -DWORK=...
 #         -DKOKKOS_DIR=... -DCXX_COMPILER=... [-DCXX_FLAGS=...] [-DCOMPONENTS=a;b]
 #         [-DCONFIGURE_ARGS=...] [-DEXPECT_ERROR=<regex>] [-DGPU=ON] -P run_downstream.cmake
-# README: the project is the first ```cmake and ```cpp blocks of its "Embed the library"
-# section, as CMakeLists.txt and main.cpp. EXPECT_ERROR: configuring must fail with an
-# error matching it. GPU: a Kokkos with CUDA, whose application runs only where a GPU is.
-# CXX_FLAGS (the sanitizers' flags of a sanitized build) go to compiling and linking.
-foreach(list COMPONENTS CONFIGURE_ARGS)  # comma-separated
+# README: the project is the first ```cmake and ```cpp blocks of the file's section SECTION
+# (default "Embed the library"), as CMakeLists.txt and main.cpp. EXPECT_ERROR: configuring
+# must fail with an error matching it. GPU: a Kokkos with CUDA, whose application runs only
+# where a GPU is. CXX_FLAGS (the sanitizers' flags of a sanitized build) go to compiling and
+# linking. EXPECT_FILES: what the application must have written in WORK (comma-separated).
+foreach(list COMPONENTS CONFIGURE_ARGS EXPECT_FILES)  # comma-separated
   string(REPLACE "," ";" ${list} "${${list}}")
 endforeach()
 file(REMOVE_RECURSE ${WORK})
 if(README)
+  if(NOT SECTION)
+    set(SECTION "Embed the library")
+  endif()
   file(READ ${README} text)
-  string(FIND "${text}" "## Embed the library" start)
+  string(FIND "${text}" "## ${SECTION}" start)
   if(start EQUAL -1)
-    message(FATAL_ERROR "${README} has no \"Embed the library\" section")
+    message(FATAL_ERROR "${README} has no \"${SECTION}\" section")
   endif()
   string(SUBSTRING "${text}" ${start} -1 text)
   foreach(pair "cmake;CMakeLists.txt" "cpp;main.cpp")
@@ -23,7 +27,7 @@ if(README)
     string(REGEX MATCH "```${language}\n(.*)" block "${text}")
     string(FIND "${CMAKE_MATCH_1}" "```" stop)
     if(NOT block OR stop EQUAL -1)
-      message(FATAL_ERROR "${README}: no ${language} block in \"Embed the library\"")
+      message(FATAL_ERROR "${README}: no ${language} block in \"${SECTION}\"")
     endif()
     string(SUBSTRING "${CMAKE_MATCH_1}" 0 ${stop} block)
     file(WRITE ${WORK}/source/${name} "${block}")
@@ -70,3 +74,8 @@ execute_process(COMMAND ${executables} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE
 if(status)
   message(FATAL_ERROR "the application failed")
 endif()
+foreach(file IN LISTS EXPECT_FILES)
+  if(NOT EXISTS ${WORK}/${file})
+    message(FATAL_ERROR "the application wrote no ${file}")
+  endif()
+endforeach()

@@ -1,0 +1,231 @@
+// The run layer (run/wave2d_Run.hpp) as an application drives it: outputs composed, a run
+// stopped by its listener and resumed, a run that goes non-finite, refusals before any work,
+// and the same bytes as the program writes for the same experiment.
+#include <wave2d/io/wave2d_Hdf5.hpp>
+#include <wave2d/run/wave2d_Run.hpp>
+#include <wave2d_TestFiles.hpp>
+#include <wave2d_TestHelpers.hpp>
+
+#if defined(WAVE2D_HAVE_HDF5)
+#include <hdf5.h>
+#endif
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace wave2d::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Space = Kokkos::DefaultExecutionSpace;
+
+// A scene with receivers, small enough to run in a blink.
+Scene scene_with_receivers() {
+  Scene scene = busy_scene(57, 43, 3);
+  scene.name = "room";
+  scene.steps = 60;
+  scene.receivers = {{30, 20, "mic"}, {5, 40, ""}};
+  return scene;
+}
+
+#if defined(WAVE2D_HAVE_HDF5)
+// A float dataset's values, read with HDF5's own API.
+std::vector<float> dataset(fs::path const& file, char const* name) {
+  hid_t const f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return {};
+  hid_t const d = H5Dopen2(f, name, H5P_DEFAULT);
+  std::vector<float> values;
+  if (d >= 0) {
+    hid_t const space = H5Dget_space(d);
+    values.resize(std::size_t(H5Sget_simple_extent_npoints(space)));
+    H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    H5Sclose(space);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  return values;
+}
+#endif
+
+class Run : public ::testing::Test {
+ protected:
+  fs::path dir() const { return root_.path(); }
+  Space space_;
+  TemporaryDirectory root_;
+};
+
+TEST_F(Run, OutputsComposeAndEachIsToldOnceWritten) {
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .steps = 37};
+  e.outputs = {NpyFile{dir() / "f.npy"}, ReceiverFiles{dir() / "o", "", false}};
+  if (can_write_png) e.outputs.push_back(Pictures{dir() / "o", "", 1.0f, 10, false});
+  if (can_use_hdf5) e.outputs.push_back(Hdf5File{dir() / "f.h5", 10});
+  if (can_checkpoint) e.outputs.push_back(Checkpoints{dir() / "ck", 20});
+  std::vector<std::string> told;
+  RunListener listener;
+  listener.wrote = [&](WrittenOutput const& output) {
+    told.push_back(output.kind);
+    for (auto const& file : output.files) EXPECT_TRUE(fs::exists(file)) << file;
+  };
+  RunResult const result = run(space_, e, listener);
+  EXPECT_EQ(result.step, 37);
+  EXPECT_FALSE(result.stopped);
+  EXPECT_EQ(std::count(told.begin(), told.end(), "npy"), 1);
+  EXPECT_EQ(std::count(told.begin(), told.end(), "receivers"), 1);
+  if (can_write_png) {
+    EXPECT_EQ(std::count(told.begin(), told.end(), "frames"), 1);
+    // Frames at steps 0, 10, 20, 30 and the last, named by step.
+    for (char const* frame : {"room.00.png", "room.10.png", "room.30.png", "room.37.png"}) {
+      EXPECT_TRUE(fs::exists(dir() / "o" / frame)) << frame;
+    }
+  }
+  if (can_checkpoint) {
+    EXPECT_EQ(std::count(told.begin(), told.end(), "checkpoint"), 2);  // at steps 20 and 37
+    EXPECT_EQ(read_checkpoint(dir() / "ck").step, 37);
+  }
+  // The same fields as a simulation stepped by hand.
+  Simulation<Space> alone(space_, scene_with_receivers(), "kokkos-mdrange");
+  alone.advance(space_, 37);
+  Npy const npy = parse_npy(read_file(dir() / "f.npy"));
+  std::vector<float> pair = wave2d::to_host(space_, alone.previous());
+  auto const current = wave2d::to_host(space_, alone.current());
+  pair.insert(pair.end(), current.begin(), current.end());
+  EXPECT_EQ(npy.data, pair);
+#if defined(WAVE2D_HAVE_HDF5)
+  EXPECT_EQ(dataset(dir() / "f.h5", "/field/current"), current);
+  EXPECT_EQ(dataset(dir() / "f.h5", "/receivers/trace"), wave2d::to_host(space_, alone.receivers()));
+  EXPECT_EQ(dataset(dir() / "f.h5", "/frames/u").size(), 5u * 57 * 43);
+#endif
+}
+
+TEST_F(Run, StoppedByItsListenerItResumesToTheBytesOfAnUninterruptedRun) {
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-tiled", .steps = 50};
+  e.outputs = {NpyFile{dir() / "once.npy"}};
+  run(space_, e);
+  e.outputs = {NpyFile{dir() / "twice.npy"}, Checkpoints{dir() / "ck", 1000}};
+  RunListener stop_early;
+  stop_early.progress = [](RunProgress const& at) { return at.step < 17; };
+  RunResult const stopped = run(space_, e, stop_early);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_GE(stopped.step, 17);
+  EXPECT_LT(stopped.step, 50);
+  EXPECT_EQ(stopped.checkpoint, dir() / "ck");
+  EXPECT_FALSE(fs::exists(dir() / "twice.npy")) << "no final output of a stopped run";
+  EXPECT_EQ(read_checkpoint(dir() / "ck").step, stopped.step);
+  e.resume = dir() / "ck";
+  RunResult const resumed = run(space_, e);
+  EXPECT_EQ(resumed.first_step, stopped.step);
+  EXPECT_EQ(read_file(dir() / "twice.npy"), read_file(dir() / "once.npy"));
+}
+
+TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateWhenAsked) {
+  Scene scene = plain_scene(40, 30);
+  scene.dt = 0.9f;  // far past the stability bound
+  scene.sources.push_back({10, 10, {Waveform::Shape::sine, 1.0f, 0.1f, 0.0f}});
+  Experiment e{.scene = scene, .backend = "reference", .steps = 2000};
+  e.validation.allow_unstable = true;
+  e.outputs = {NpyFile{dir() / "f.npy"}};
+  try {
+    run(space_, e);
+    FAIL() << "it ran to the end";
+  } catch (NotFinite const& error) {
+    EXPECT_GT(error.step(), 0);
+    EXPECT_FALSE(fs::exists(dir() / "f.npy"));
+  }
+  e.keep_last_finite = true;
+  EXPECT_THROW(run(space_, e), NotFinite);
+  EXPECT_TRUE(fs::exists(dir() / "f.npy"));
+}
+
+TEST_F(Run, CheckRefusesBeforeAnyWork) {
+  Experiment e{.scene = scene_with_receivers(), .steps = 10};
+  e.outputs = {NpyFile{dir() / "a.npy"}, NpyFile{dir() / "b.npy"}};
+  EXPECT_THROW(check(e), std::invalid_argument);  // one output of each kind
+  e.outputs = {NpyFile{dir() / "missing" / "a.npy"}};
+  EXPECT_THROW(check(e), OutputError);
+  try {
+    e.scene.receivers = {{1, 1, ""}};
+    e.outputs = {NpyFile{dir() / "a.receivers.npy", "--save-npy"}, ReceiverFiles{dir(), "a", false}};
+    check(e);
+    FAIL() << "two outputs that are one file";
+  } catch (OutputError const& error) {
+    EXPECT_NE(std::string(error.what()).find("--save-npy '"), std::string::npos) << error.what();
+  }
+  e.outputs.clear();
+  e.backend = "no-such-backend";
+  EXPECT_THROW(check(e), UnknownBackend);
+  e.backend = "auto";
+  e.scene.dx = -1.0f;
+  EXPECT_THROW(check(e), SceneError);
+  EXPECT_TRUE(fs::is_empty(dir()));
+}
+
+// The program and an application give the same experiment the same bytes: the arrays, the
+// receivers' files and pictures, the HDF5 datasets and the checkpoints.
+TEST_F(Run, TheProgramAndTheLibraryWriteTheSameBytes) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  fs::path const scene_file = fs::path(WAVE2D_SOURCE_DIR) / "docs/examples/point-source-box.toml";
+  std::string options = "--steps 45 --backend kokkos-mdrange --save-npy p/f.npy --frames-every 20 "
+                        "--output p";
+  Experiment e = experiment_of(load_scene(scene_file.string()));
+  e.backend = "kokkos-mdrange";
+  e.steps = 45;
+  e.outputs = {NpyFile{dir() / "a/f.npy"}, ReceiverFiles{dir() / "a", "", can_plot_receivers()}};
+  if (can_write_png) e.outputs.push_back(Pictures{dir() / "a", "", 1.0f, 20});
+  if (can_use_hdf5) {
+    options += " --save-h5 p/f.h5";
+    e.outputs.push_back(Hdf5File{dir() / "a/f.h5", 20});
+  }
+  if (can_checkpoint) {
+    options += " --checkpoint-every 30 p/ck";
+    e.outputs.push_back(Checkpoints{dir() / "a/ck", 30});
+  }
+  fs::create_directories(dir() / "a");
+  fs::create_directories(dir() / "p");
+  run(space_, e);
+  std::string const command = "cd '" + dir().string() + "' && OMP_NUM_THREADS=1 '" WAVE2D_CLI
+                              "' run --scene '" + scene_file.string() + "' " + options +
+                              " >/dev/null 2>&1";
+  int const status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  std::vector<std::string> files = {"f.npy", "point_source_in_a_box.receivers.npy",
+                                    "point_source_in_a_box.receivers.csv"};
+  if (can_plot_receivers()) files.push_back("point_source_in_a_box.receivers.png");
+  if (can_write_png) {
+    for (char const* picture : {"point_source_in_a_box.png", "point_source_in_a_box.00.png",
+                                "point_source_in_a_box.20.png", "point_source_in_a_box.45.png"}) {
+      files.push_back(picture);
+    }
+  }
+  for (auto const& file : files) {
+    ASSERT_TRUE(fs::exists(dir() / "p" / file)) << file;
+    EXPECT_EQ(read_file(dir() / "p" / file), read_file(dir() / "a" / file)) << file;
+  }
+#if defined(WAVE2D_HAVE_HDF5)
+  for (char const* name : {"/field/previous", "/field/current", "/frames/u", "/receivers/trace"}) {
+    auto const program = dataset(dir() / "p/f.h5", name);
+    EXPECT_FALSE(program.empty()) << name;
+    EXPECT_EQ(program, dataset(dir() / "a/f.h5", name)) << name;
+  }
+#endif
+  if (can_checkpoint) {
+    CheckpointData const program = read_checkpoint(dir() / "p/ck");
+    CheckpointData const library = read_checkpoint(dir() / "a/ck");
+    EXPECT_EQ(program.step, 45);
+    EXPECT_EQ(program.step, library.step);
+    EXPECT_EQ(program.numerics, library.numerics);
+    EXPECT_EQ(program.previous, library.previous);
+    EXPECT_EQ(program.current, library.current);
+    EXPECT_EQ(program.trace, library.trace);
+  }
+}
+
+}  // namespace
+}  // namespace wave2d::test

@@ -447,13 +447,59 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-py::array walls_of(Scene const& scene) {
-  py::array_t<bool> walls({py::ssize_t(scene.ny), py::ssize_t(scene.nx)});
-  auto* out = walls.mutable_data();
+// A (ny, nx) copy of a scene's per-cell values (all T() where it has none), read-only: a
+// scene changes by the assignment of a whole array, not through a copy.
+template <class T, class Values>
+py::array grid_copy(Scene const& scene, Values const& values) {
+  py::array_t<T> array({py::ssize_t(scene.ny), py::ssize_t(scene.nx)});
+  T* out = array.mutable_data();
   for (std::int64_t i = 0; i < scene.cells(); ++i) {
-    out[i] = !scene.walls.empty() && scene.walls[std::size_t(i)] != 0;
+    out[i] = values.empty() ? T() : T(values[std::size_t(i)]);
   }
-  return std::move(walls);
+  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return std::move(array);
+}
+
+// `value` as a C-contiguous array of T of the scene's grid, (ny, nx), from an array of
+// one of NumPy's `kinds` ("b" bool, "iuf" real numbers): ValueError naming the problem.
+template <class T>
+py::array_t<T> grid_values(Scene const& scene, py::handle value, std::string const& what,
+                           std::string_view kinds, std::string const& expected) {
+  py::module_ const numpy = py::module_::import("numpy");
+  auto const array = numpy.attr("asarray")(value).cast<py::array>();
+  if (kinds.find(array.dtype().kind()) == std::string_view::npos) {
+    throw std::invalid_argument(what + ": " + expected + ", not of " +
+                                std::string(py::str(array.dtype())));
+  }
+  if (array.ndim() != 2 || array.shape(0) != scene.ny || array.shape(1) != scene.nx) {
+    throw std::invalid_argument(what + ": the grid's shape (ny, nx) = (" +
+                                std::to_string(scene.ny) + ", " + std::to_string(scene.nx) +
+                                "), not " + std::string(py::str(array.attr("shape"))));
+  }
+  return numpy.attr("ascontiguousarray")(array, py::dtype::of<T>()).template cast<py::array_t<T>>();
+}
+
+// An array of no wall is none: the scene is then the one without walls.
+void set_walls(Scene& scene, py::handle value) {
+  std::vector<std::uint8_t> walls;
+  if (!value.is_none()) {
+    auto const array = grid_values<bool>(scene, value, "Scene.walls", "b", "a bool array");
+    bool const* cells = array.data();
+    if (std::any_of(cells, cells + scene.cells(), [](bool wall) { return wall; })) {
+      walls.assign(cells, cells + scene.cells());
+    }
+  }
+  scene.walls = std::move(walls);
+}
+
+void set_speed(Scene& scene, py::handle value) {
+  if (value.is_none()) {
+    scene.speed.clear();
+    return;
+  }
+  auto const speed =
+      grid_values<float>(scene, value, "Scene.speed", "iuf", "an array of real numbers");
+  scene.speed.assign(speed.data(), speed.data() + scene.cells());
 }
 
 void advance(AnySimulation& simulation, py::handle steps, py::object progress, py::handle every) {
@@ -546,7 +592,21 @@ PYBIND11_MODULE(wave2d, m) {
       .def_readonly("dt", &Scene::dt)
       .def_readonly("t0", &Scene::t0)
       .def_readwrite("steps", &Scene::steps, "The scene's default number of steps.")
-      .def_property_readonly("walls", &walls_of, "A (ny, nx) bool array, True on walls.")
+      .def_property(
+          "walls", [](Scene const& scene) { return grid_copy<bool>(scene, scene.walls); },
+          &set_walls,
+          "A (ny, nx) bool array, True on walls: a read-only copy. Assign a bool array of the "
+          "grid's shape to change them, None for none.")
+      .def_property(
+          "speed",
+          [](Scene const& scene) -> py::object {
+            if (scene.speed.empty()) return py::none();
+            return grid_copy<float>(scene, scene.speed);
+          },
+          &set_speed,
+          "The wave speed of each cell, a (ny, nx) float32 array (a read-only copy), or None "
+          "where it is c everywhere. Assign an array of real numbers of the grid's shape, or "
+          "None; its values are checked when the scene runs.")
       .def_property_readonly(
           "sources", [](Scene const& scene) { return cells_of(scene.sources); },
           "The sources' cells, (x, y).")

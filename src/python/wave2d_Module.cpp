@@ -10,6 +10,7 @@
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/plan/wave2d_Backends.hpp>
+#include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/run/wave2d_Checkpoints.hpp>
 #include <wave2d/run/wave2d_Experiment.hpp>
 #include <wave2d/run/wave2d_KokkosArguments.hpp>
@@ -180,6 +181,63 @@ py::array to_array(Field const& field) {
   }
 }
 
+// ---- Plans --------------------------------------------------------------------------
+
+PlanMode plan_mode(std::string const& text) {
+  auto const mode = parse_plan_mode(text);
+  if (!mode) {
+    throw std::invalid_argument("plan: unknown mode '" + text + "' (measure, cached or estimate)");
+  }
+  return *mode;
+}
+
+// What `wave2d plan` shows of a plan, `estimate` the rule's choice for the same grid.
+py::dict plan_dict(Plan const& plan, std::string const& estimate) {
+  py::list ranking;
+  for (auto const& rate : plan.ranking) {
+    ranking.append(py::make_tuple(rate.backend, rate.gcells_per_second));
+  }
+  py::dict key;
+  key["device"] = plan.key.device;
+  key["space"] = plan.key.space;
+  key["threads"] = plan.key.threads;
+  key["nx"] = plan.key.nx;
+  key["ny"] = plan.key.ny;
+  key["version"] = plan.key.version;
+  py::dict dict;
+  dict["backend"] = plan.backend;
+  dict["mode"] = std::string(plan_mode_name(plan.mode));
+  dict["from_cache"] = plan.from_cache;
+  dict["ranking"] = ranking;
+  dict["trial_seconds"] = plan.trial_seconds;
+  dict["notes"] = py::cast(plan.notes);
+  dict["cache_file"] =
+      plan.cache_file.empty() ? py::object(py::none()) : py::str(plan.cache_file.string());
+  dict["summary"] = plan.summary();
+  dict["estimate"] = estimate;
+  dict["key"] = key;
+  return dict;
+}
+
+// As `wave2d plan`: what `auto` chooses for the scene's grid on the space, and why.
+py::dict plan_scene(py::handle source, std::string const& space, std::string const& mode) {
+  Scene const scene = to_scene(source);
+  validate(scene);
+  PlanOptions options;
+  options.mode = plan_mode(mode);
+  std::string const space_name = space_for(space, auto_backend);  // before Kokkos starts
+  ensure_initialized();
+  py::dict plan;
+  on_space(space_name, [&]<class ExecutionSpace>() {
+    ExecutionSpace const instance;
+    check_memory(instance, scene);
+    Window const whole = Window::whole(scene.nx, scene.ny);
+    plan =
+        plan_dict(plan_backend(instance, scene, whole, options), estimate_backend(instance, whole));
+  });
+  return plan;
+}
+
 // ---- Simulations --------------------------------------------------------------------
 
 // A Python int as a count of steps: TypeError for what is not an int, ValueError for one
@@ -247,6 +305,7 @@ class AnySimulation : public Resource {
   virtual std::string backend() = 0;
   virtual void write_checkpoint(fs::path const& path) = 0;
   virtual void resume(fs::path const& path) = 0;
+  virtual py::object plan() = 0;
 
  protected:
   // One thread at a time in a simulation: the calls of others wait, without the GIL
@@ -367,6 +426,13 @@ class SimulationOn final : public AnySimulation {
     Access const access(*this, Access::changes);
     wave2d::resume(path, space_, get());
   }
+  py::object plan() override {
+    return reading([&](auto& simulation) -> py::object {
+      Plan const* plan = simulation.plan();
+      if (!plan) return py::none();
+      return plan_dict(*plan, estimate_backend(space_, simulation.window()));
+    });
+  }
 
  private:
   Simulation<ExecutionSpace>& get() {
@@ -415,10 +481,7 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
                                                bool allow_unstable, std::string const& space,
                                                std::string const& plan) {
   Scene scene = to_scene(scene_source);
-  auto const mode = parse_plan_mode(plan);
-  if (!mode) {
-    throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
-  }
+  PlanMode const mode = plan_mode(plan);
   ValidationOptions options{.allow_unstable = allow_unstable,
                             .how_to_allow_unstable = "allow_unstable=True"};
   validate(scene, options);
@@ -428,7 +491,7 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   ensure_initialized();
   on_space(space_name, [&]<class ExecutionSpace>() {
     made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
-                                                          PlanOptions{.mode = *mode});
+                                                          PlanOptions{.mode = mode});
   });
   return made;
 }
@@ -563,6 +626,12 @@ PYBIND11_MODULE(wave2d, m) {
       "is_initialized", [] { return Kokkos::is_initialized(); }, "Whether Kokkos is initialized.");
   m.def("finalize", &finalize,
         "Let every simulation and field go, then finalize Kokkos; runs at exit by itself.");
+  m.def("plan", &plan_scene, py::arg("scene"), py::arg("space") = "", py::arg("mode") = "measure",
+        "What backend 'auto' chooses for the scene's grid on the space, as `wave2d plan` "
+        "shows it: a dict of backend, mode, from_cache, ranking ([(backend, GCells/s)], "
+        "fastest first), trial_seconds, notes, cache_file (or None), summary, estimate (the "
+        "rule's choice, no trial) and key (device, space, threads, nx, ny, version). mode: "
+        "'measure' (a trial, kept in the plan cache), 'cached' or 'estimate'.");
   m.def("backends", &backend_names,
         "The backends a Simulation takes: those of the default execution space, then the "
         "host's.");
@@ -672,6 +741,9 @@ PYBIND11_MODULE(wave2d, m) {
                              "What the backend runs for this grid.")
       .def_property_readonly("space", &AnySimulation::space, "The execution space it runs on.")
       .def_property_readonly("scene", &AnySimulation::scene)
+      .def_property_readonly("plan", &AnySimulation::plan,
+                             "How backend 'auto' chose, as wave2d.plan() gives it; None when "
+                             "the backend was named.")
       .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
            "Write the state as a checkpoint file (the format `wave2d run` writes).")
       .def("resume", &AnySimulation::resume, py::arg("path"),

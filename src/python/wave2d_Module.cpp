@@ -54,7 +54,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What holds Kokkos allocations, to be let go before Kokkos::finalize.
+// What holds Kokkos allocations, to be let go before Kokkos::finalize. Made and destroyed
+// with the GIL held.
 class Resource {
  public:
   Resource();
@@ -62,12 +63,17 @@ class Resource {
   Resource(Resource const&) = delete;
   Resource& operator=(Resource const&) = delete;
   virtual void release() = 0;
+  std::uint64_t serial() const { return serial_; }
+
+ private:
+  std::uint64_t serial_;  // unlike an address, never another resource's
 };
 
 struct Runtime {
   bool initialized_here = false;
   bool finalized = false;
   std::unordered_set<Resource*> resources;
+  std::uint64_t made = 0;
 };
 
 Runtime& runtime() {
@@ -75,8 +81,12 @@ Runtime& runtime() {
   return instance;
 }
 
-Resource::Resource() { runtime().resources.insert(this); }
+Resource::Resource() : serial_(runtime().made++) { runtime().resources.insert(this); }
 Resource::~Resource() { runtime().resources.erase(this); }
+
+// The runs under way on this thread: finalize() from one's progress callback would wait for
+// the run that called it.
+thread_local int runs_here = 0;
 
 void initialize(std::vector<std::string> const& arguments) {
   Runtime& state = runtime();
@@ -107,12 +117,24 @@ void ensure_initialized() {
 }
 
 void finalize() {
+  if (runs_here > 0) {
+    throw std::runtime_error(
+        "wave2d: finalize() from a run's progress callback: return False to stop the run first");
+  }
   Runtime& state = runtime();
-  // release() may end a resource: iterate over a copy.
-  std::vector<Resource*> const resources(state.resources.begin(), state.resources.end());
-  for (Resource* resource : resources) resource->release();
+  state.finalized = true;  // no simulation or run starts from here on
+  // A release may let the GIL go, to wait for a run or an advance: resources may end, and
+  // arrays of those not released yet come, meanwhile. Each is looked for anew.
+  std::unordered_set<std::uint64_t> released;
+  while (true) {
+    auto const next = std::ranges::find_if(state.resources, [&](Resource* resource) {
+      return !released.contains(resource->serial());
+    });
+    if (next == state.resources.end()) break;
+    released.insert((*next)->serial());
+    (*next)->release();
+  }
   if (state.initialized_here && Kokkos::is_initialized()) Kokkos::finalize();
-  state.finalized = true;
 }
 
 // ---- Scenes -----------------------------------------------------------------------
@@ -133,18 +155,20 @@ std::vector<std::string> builtin_names() {
 
 SceneFileOptions const scene_file_options{.check_grid = check_host_memory};
 
-// As `wave2d run --scene`: a built-in scene's name, else a scene file.
-Scene scene_from_name_or_file(std::string const& name) { return load_scene(name).scene; }
-
-Scene to_scene(py::handle source) {
-  if (py::isinstance<Scene>(source)) return source.cast<Scene>();
+// A scene and the files it was read from: a wave2d.Scene (none), a dict (its masks), a
+// str as `wave2d run --scene` takes it (a built-in scene's name, else a scene file), or a
+// path of a scene file.
+SceneFile scene_file_of(py::handle source) {
+  if (py::isinstance<Scene>(source)) return {source.cast<Scene>(), {}, {}};
   if (py::isinstance<py::dict>(source)) return scene_from_dict(source, scene_file_options);
-  if (py::isinstance<py::str>(source)) return scene_from_name_or_file(source.cast<std::string>());
+  if (py::isinstance<py::str>(source)) return load_scene(source.cast<std::string>());
   if (py::hasattr(source, "__fspath__")) {
-    return load_scene_file(source.cast<fs::path>(), scene_file_options);
+    return read_scene_file(source.cast<fs::path>(), scene_file_options);
   }
   throw py::type_error("a scene is a wave2d.Scene, a built-in scene's name, a TOML file or a dict");
 }
+
+Scene to_scene(py::handle source) { return scene_file_of(source).scene; }
 
 // ---- Fields and traces as arrays -----------------------------------------------------
 
@@ -575,9 +599,179 @@ void advance(AnySimulation& simulation, py::handle steps, py::object progress, p
   simulation.advance(step_count(steps, "advance: steps"), reporting);
 }
 
+// ---- Runs -------------------------------------------------------------------------------
+
+// A run in progress, for finalize(): released, it stops the run at its next report and
+// waits until the run has let its Kokkos allocations go.
+class RunningExperiment final : public Resource {
+ public:
+  struct State {
+    std::mutex running;  // held by the run while it holds Kokkos allocations
+    std::atomic<bool> released{false};
+  };
+
+  void release() override {
+    auto const state = state_;  // the run may end, and this go, while it waits
+    state->released = true;
+    py::gil_scoped_release unlocked;
+    std::lock_guard const ended(state->running);
+  }
+  State& state() { return *state_; }
+
+ private:
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+// What run() returns: the run layer's result, what ran, and the state it ended at.
+struct RunOutcome {
+  RunResult result;
+  std::string backend;
+  std::string configuration;
+  std::string space;
+  py::object plan;
+  py::array previous;
+  py::array current;
+  py::array receivers;
+  std::int64_t receivers_first_step = 0;
+  std::vector<std::string> notes;
+};
+
+// A float32 array of rows x columns that owns `values`.
+py::array array_of(std::vector<float> values, std::size_t rows, std::size_t columns) {
+  auto* owned = new std::vector<float>(std::move(values));
+  py::capsule base(owned, [](void* p) { delete static_cast<std::vector<float>*>(p); });
+  return py::array_t<float>({rows, columns}, owned->data(), base);
+}
+
+// Steps the checked experiment on ExecutionSpace without the GIL, taking it back to report
+// to `progress` (a RunProgress) and to check signals: False from it, an exception of it,
+// Ctrl-C or finalize() stop the run where the run layer stops it (a last checkpoint where
+// it writes them); the exception, KeyboardInterrupt or a RuntimeError is then raised.
+template <class ExecutionSpace>
+RunOutcome run_on(CheckedExperiment checked, py::object const& progress) {
+  RunningExperiment running;
+  auto& state = running.state();
+  struct Here {
+    Here() { ++runs_here; }
+    ~Here() { --runs_here; }
+  } const here;
+  std::optional<py::error_already_set> raised;
+  bool stop = false;
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+  RunListener listener;
+  listener.progress = [&](RunProgress const& at) {
+    if (stop || state.released) return false;
+    py::gil_scoped_acquire const held;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      stop = !progress.is_none() && progress(at).ptr() == Py_False;
+    } catch (py::error_already_set& error) {
+      raised.emplace(std::move(error));
+      stop = true;
+    }
+    return !stop;
+  };
+  listener.note = [&](std::string const& note) { notes.push_back(note); };
+  listener.warning = [&](std::string const& warning) { warnings.push_back(warning); };
+
+  RunOutcome outcome;
+  std::optional<Plan> plan;
+  std::string estimate;
+  std::vector<float> previous, current, trace;
+  std::size_t ny = 0, nx = 0, rows = 0, receivers = 0;
+  {
+    std::lock_guard const holding(state.running);
+    py::gil_scoped_release const unlocked;
+    ExecutionSpace const space;
+    Run<ExecutionSpace> run(space, std::move(checked));
+    outcome.result = run.execute(listener);
+    auto const& simulation = run.simulation();
+    outcome.backend = run.backend();
+    outcome.configuration = run.configuration();
+    if (Plan const* chosen = run.plan()) {
+      plan = *chosen;
+      estimate = estimate_backend(space, simulation.window());
+    }
+    ny = simulation.current().extent(0);
+    nx = simulation.current().extent(1);
+    previous = to_host(space, simulation.previous());
+    current = to_host(space, simulation.current());
+    rows = simulation.receivers().extent(0);
+    receivers = simulation.receivers().extent(1);
+    trace = to_host(space, simulation.receivers());
+    outcome.receivers_first_step = simulation.receivers_first_step();
+  }
+  if (raised) throw std::move(*raised);
+  if (state.released) {
+    throw std::runtime_error(
+        "wave2d: Kokkos was finalized while running: the run stopped after step " +
+        std::to_string(outcome.result.step));
+  }
+  for (auto const& warning : warnings) {
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  }
+  outcome.space = ExecutionSpace::name();
+  outcome.plan = plan ? py::object(plan_dict(*plan, estimate)) : py::none();
+  outcome.previous = array_of(std::move(previous), ny, nx);
+  outcome.current = array_of(std::move(current), ny, nx);
+  outcome.receivers = array_of(std::move(trace), rows, receivers);
+  outcome.notes = std::move(notes);
+  return outcome;
+}
+
+// The outputs run() takes: one, or an iterable of them.
+Output output_of(py::handle item) {
+  if (py::isinstance<NpyFile>(item)) return item.cast<NpyFile>();
+  if (py::isinstance<Hdf5File>(item)) return item.cast<Hdf5File>();
+  if (py::isinstance<Pictures>(item)) return item.cast<Pictures>();
+  if (py::isinstance<ReceiverFiles>(item)) return item.cast<ReceiverFiles>();
+  if (py::isinstance<Checkpoints>(item)) return item.cast<Checkpoints>();
+  throw py::type_error(
+      "run: outputs are wave2d.NpyFile, Hdf5File, Pictures, ReceiverFiles and Checkpoints, "
+      "not a " +
+      std::string(py::str(item.get_type().attr("__name__"))));
+}
+
+std::vector<Output> outputs_of(py::handle outputs) {
+  if (!py::isinstance<py::iterable>(outputs)) return {output_of(outputs)};
+  std::vector<Output> list;
+  for (py::handle item : outputs) list.push_back(output_of(item));
+  return list;
+}
+
+// The experiment as the program makes it of its options, checked before Kokkos starts,
+// then run on its space.
+RunOutcome run_experiment(py::handle scene, py::handle steps, std::string const& backend,
+                          std::string const& space, std::string const& plan, py::handle outputs,
+                          std::optional<fs::path> resume, py::object const& progress,
+                          bool keep_last_finite, bool allow_unstable) {
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
+    throw py::type_error("run: progress must be callable (it is given a wave2d.RunProgress)");
+  }
+  Experiment experiment = experiment_of(scene_file_of(scene));
+  experiment.backend = backend;
+  experiment.space = space;
+  if (!steps.is_none()) experiment.steps = step_count(steps, "run: steps");
+  experiment.validation = {.allow_unstable = allow_unstable,
+                           .how_to_allow_unstable = "allow_unstable=True"};
+  experiment.plan.mode = plan_mode(plan);
+  experiment.outputs = outputs_of(outputs);
+  experiment.resume = std::move(resume);
+  experiment.keep_last_finite = keep_last_finite;
+  CheckedExperiment checked = check(std::move(experiment));
+  ensure_initialized();
+  RunOutcome outcome;
+  on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
+    outcome = run_on<ExecutionSpace>(std::move(checked), progress);
+  });
+  return outcome;
+}
+
 // The Python types of the library's errors.
 py::exception<SceneError>* scene_error = nullptr;
 py::exception<CheckpointError>* checkpoint_error = nullptr;
+py::exception<NotFinite>* not_finite = nullptr;
 
 }  // namespace
 
@@ -593,16 +787,28 @@ PYBIND11_MODULE(wave2d, m) {
   m.attr("__version__") = WAVE2D_VERSION;
   // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.
   m.attr("has_checkpoints") = wave2d::can_checkpoint;
+  // Built without HDF5 or libpng, run() refuses Hdf5File or Pictures with an OSError.
+  m.attr("has_hdf5") = wave2d::can_use_hdf5;
+  m.attr("has_pictures") = wave2d::can_write_png;
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
   // ValueErrors, files that cannot be written OSErrors, what does not fit in memory
-  // MemoryErrors.
+  // MemoryErrors, a field that stopped being finite an ArithmeticError.
   // Never destroyed: they would be after the interpreter.
   scene_error = new py::exception<SceneError>(m, "SceneError", PyExc_ValueError);
   checkpoint_error = new py::exception<CheckpointError>(m, "CheckpointError", PyExc_ValueError);
+  not_finite = new py::exception<NotFinite>(m, "NotFinite", PyExc_ArithmeticError);
+  not_finite->doc() =
+      "The field of a run stopped being finite: u(t_step) is the first field that is not, "
+      "first at cell (x, y) of the grid (attributes step and cell).";
   py::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);
+    } catch (NotFinite const& e) {
+      py::object const raised = py::handle(*not_finite)(e.what());
+      raised.attr("step") = e.step();
+      raised.attr("cell") = py::make_tuple(e.x(), e.y());
+      PyErr_SetObject(not_finite->ptr(), raised.ptr());
     } catch (SceneError const& e) {
       (*scene_error)(e.what());
     } catch (CheckpointError const& e) {
@@ -749,6 +955,158 @@ PYBIND11_MODULE(wave2d, m) {
       .def("resume", &AnySimulation::resume, py::arg("path"),
            "Continue from a checkpoint of the same scene (receivers included), backend and "
            "wave2d; its receivers' trace too.");
+
+  // The outputs of run(), as Experiment's (run/wave2d_Experiment.hpp).
+  py::class_<NpyFile>(m, "NpyFile",
+                      "The final pair (u(t_{n-1}), u(t_n)) as a float32 NumPy array of shape "
+                      "(2, ny, nx).")
+      .def(py::init([](fs::path path) { return NpyFile{std::move(path)}; }), py::arg("path"))
+      .def_readwrite("path", &NpyFile::path)
+      .def("__repr__", [](NpyFile const& o) {
+        return py::str("wave2d.NpyFile({!r})").format(o.path.string());
+      });
+  py::class_<Hdf5File>(m, "Hdf5File",
+                       "One HDF5 file and its XDMF sidecar <path>.xmf: the final pair "
+                       "(/field/previous, /field/current), the frames /frames/u (step 0, every "
+                       "frames_every steps and the last; none when None) and, with receivers, "
+                       "the receivers' trace of the whole run (/receivers/trace).")
+      .def(py::init([](fs::path path, std::optional<std::int64_t> frames_every, bool receivers) {
+             return Hdf5File{std::move(path), frames_every, receivers};
+           }),
+           py::arg("path"), py::arg("frames_every") = py::none(), py::arg("receivers") = true)
+      .def_readwrite("path", &Hdf5File::path)
+      .def_readwrite("frames_every", &Hdf5File::frames_every)
+      .def_readwrite("receivers", &Hdf5File::receivers)
+      .def("__repr__", [](Hdf5File const& o) {
+        return py::str("wave2d.Hdf5File({!r}, frames_every={!r}, receivers={!r})")
+            .format(o.path.string(), o.frames_every, o.receivers);
+      });
+  py::class_<Pictures>(m, "Pictures",
+                       "PNG pictures in `directory` (made when missing), named after `stem` "
+                       "(empty: the scene's name): the final field <stem>.png; with "
+                       "frames_every the frames <stem>.<step>.png and, with video and ffmpeg on "
+                       "PATH, <stem>.mp4. The colours saturate at |u| = scale, or at each "
+                       "picture's largest |u| when scale is None.")
+      .def(py::init([](fs::path directory, std::string stem, std::optional<float> scale,
+                       std::optional<std::int64_t> frames_every, bool video) {
+             return Pictures{std::move(directory), std::move(stem), scale, frames_every, video};
+           }),
+           py::arg("directory") = "out", py::arg("stem") = "", py::arg("scale") = 1.0f,
+           py::arg("frames_every") = py::none(), py::arg("video") = true)
+      .def_readwrite("directory", &Pictures::directory)
+      .def_readwrite("stem", &Pictures::stem)
+      .def_readwrite("scale", &Pictures::scale)
+      .def_readwrite("frames_every", &Pictures::frames_every)
+      .def_readwrite("video", &Pictures::video)
+      .def("__repr__", [](Pictures const& o) {
+        return py::str(
+                   "wave2d.Pictures({!r}, stem={!r}, scale={!r}, frames_every={!r}, video={!r})")
+            .format(o.directory.string(), o.stem, o.scale, o.frames_every, o.video);
+      });
+  py::class_<ReceiverFiles>(m, "ReceiverFiles",
+                            "The receivers' trace of the whole run as <stem>.receivers.npy and "
+                            ".csv in `directory` (made when missing; stem empty: the scene's "
+                            "name), with plot its plot .png (by default where this build "
+                            "plots).")
+      .def(py::init([](fs::path directory, std::string stem, bool plot) {
+             return ReceiverFiles{std::move(directory), std::move(stem), plot};
+           }),
+           py::arg("directory") = "out", py::arg("stem") = "",
+           py::arg("plot") = can_plot_receivers())
+      .def_readwrite("directory", &ReceiverFiles::directory)
+      .def_readwrite("stem", &ReceiverFiles::stem)
+      .def_readwrite("plot", &ReceiverFiles::plot)
+      .def("__repr__", [](ReceiverFiles const& o) {
+        return py::str("wave2d.ReceiverFiles({!r}, stem={!r}, plot={!r})")
+            .format(o.directory.string(), o.stem, o.plot);
+      });
+  py::class_<Checkpoints>(m, "Checkpoints",
+                          "The state and the receivers' trace as the checkpoint `path`, every "
+                          "`every` steps, at the end and when the run is stopped; run(..., "
+                          "resume=path) goes on from it.")
+      .def(py::init([](fs::path path, std::int64_t every) {
+             return Checkpoints{std::move(path), every};
+           }),
+           py::arg("path"), py::arg("every"))
+      .def_readwrite("path", &Checkpoints::path)
+      .def_readwrite("every", &Checkpoints::every)
+      .def("__repr__", [](Checkpoints const& o) {
+        return py::str("wave2d.Checkpoints({!r}, every={!r})").format(o.path.string(), o.every);
+      });
+
+  py::class_<RunProgress>(m, "RunProgress", "Where a run is, as its progress callback is told.")
+      .def_readonly("step", &RunProgress::step, "The step reached.")
+      .def_readonly("first_step", &RunProgress::first_step,
+                    "Where the run began: 0, or the step of the checkpoint resumed.")
+      .def_readonly("last_step", &RunProgress::last_step, "Where it ends.")
+      .def_readonly("cells", &RunProgress::cells, "Of the grid.")
+      .def_readonly("seconds", &RunProgress::seconds, "Of stepping so far, fenced.")
+      .def("__repr__", [](RunProgress const& p) {
+        return "<wave2d.RunProgress step " + std::to_string(p.step) + " of " +
+               std::to_string(p.first_step) + " .. " + std::to_string(p.last_step) + ">";
+      });
+  py::class_<WrittenOutput>(m, "Written", "An output a run wrote, complete.")
+      .def_readonly("kind", &WrittenOutput::kind,
+                    "npy, hdf5, picture, frames, video, receivers or checkpoint.")
+      .def_readonly("files", &WrittenOutput::files)
+      .def_readonly("text", &WrittenOutput::text, "As `wave2d run` says it after 'wrote'.")
+      .def("__repr__", [](WrittenOutput const& w) {
+        return "<wave2d.Written " + w.kind + ": " + w.text + ">";
+      });
+  py::class_<RunOutcome>(m, "RunResult", "What run() did, and the state it ended at.")
+      .def_property_readonly(
+          "step", [](RunOutcome const& r) { return r.result.step; }, "The step reached.")
+      .def_property_readonly(
+          "first_step", [](RunOutcome const& r) { return r.result.first_step; },
+          "Where the run began: 0, or the step of the checkpoint resumed.")
+      .def_property_readonly(
+          "seconds", [](RunOutcome const& r) { return r.result.seconds; },
+          "Of the stepping alone, fenced.")
+      .def_property_readonly("gcells_per_second",
+                             [](RunOutcome const& r) { return r.result.gcells_per_second(); })
+      .def_property_readonly(
+          "stopped", [](RunOutcome const& r) { return r.result.stopped; },
+          "Stopped by progress before the end: no final outputs; the checkpoint, where the run "
+          "writes them, holds `step`.")
+      .def_property_readonly(
+          "checkpoint", [](RunOutcome const& r) { return r.result.checkpoint; },
+          "The path of the last checkpoint written, at `step`; None when none was.")
+      .def_property_readonly(
+          "written", [](RunOutcome const& r) { return r.result.written; },
+          "The outputs written, wave2d.Written, in the order they were.")
+      .def_readonly("backend", &RunOutcome::backend)
+      .def_readonly("configuration", &RunOutcome::configuration,
+                    "What the backend ran for this grid.")
+      .def_readonly("space", &RunOutcome::space, "The execution space it ran on.")
+      .def_readonly("plan", &RunOutcome::plan,
+                    "How backend 'auto' chose, as wave2d.plan() gives it; None when the "
+                    "backend was named or the checkpoint resumed named it.")
+      .def_readonly("previous", &RunOutcome::previous, "u(t_{step-1}), a (ny, nx) float32 copy.")
+      .def_readonly("current", &RunOutcome::current, "u(t_step), a (ny, nx) float32 copy.")
+      .def_readonly("receivers", &RunOutcome::receivers,
+                    "The receivers' trace, (rows, receivers) float32: row r holds u at "
+                    "scene.receivers after receivers_first_step + r steps, up to step.")
+      .def_readonly("receivers_first_step", &RunOutcome::receivers_first_step)
+      .def_readonly("notes", &RunOutcome::notes,
+                    "What the run noted: the plan cache's problems, no ffmpeg for the video.")
+      .def("__repr__", [](RunOutcome const& r) {
+        return "<wave2d.RunResult " + r.backend + ", steps " + std::to_string(r.result.first_step) +
+               " .. " + std::to_string(r.result.step) + (r.result.stopped ? ", stopped>" : ">");
+      });
+
+  m.def("run", &run_experiment, py::arg("scene"), py::arg("steps") = py::none(),
+        py::arg("backend") = "auto", py::arg("space") = "", py::arg("plan") = "cached",
+        py::arg("outputs") = py::tuple(), py::arg("resume") = py::none(),
+        py::arg("progress") = py::none(), py::arg("keep_last_finite") = false,
+        py::arg("allow_unstable") = false,
+        "Run the scene as `wave2d run` does, writing `outputs` (NpyFile, Hdf5File, Pictures, "
+        "ReceiverFiles, Checkpoints), and return a RunResult. steps: from step 0 (None: the "
+        "scene's); resume: a checkpoint to go on from (backend 'auto' takes its backend). "
+        "Everything is checked before a step runs. progress(RunProgress) is called after "
+        "each chunk of steps, without the GIL between: False from it stops the run (after a "
+        "last checkpoint, where it writes them; result.stopped); an exception of it or "
+        "Ctrl-C stops it so too, then is raised. A field that stops being finite raises "
+        "NotFinite (keep_last_finite: after writing the outputs of the last finite state).");
 
   // Kokkos goes at exit, after every simulation and field lets it go.
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize));

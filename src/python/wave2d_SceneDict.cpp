@@ -185,17 +185,21 @@ SceneError without_line(SceneError const& error, std::string_view name) {
 
 }  // namespace
 
-Scene scene_from_dict(py::handle dict, SceneFileOptions const& options) {
+SceneFile scene_from_dict(py::handle dict, SceneFileOptions const& options) {
 #if defined(WAVE2D_HAVE_SCENE_FILES)
   std::ostringstream text;
   text << Converter().table(dict, "");
   // Masks are found relative to the working directory.
   std::string const name = "<dict>";
+  SceneFile file;
   try {
-    return read_scene_text(text.str(), fs::path(name), options).scene;
+    file = read_scene_text(text.str(), fs::path(name), options);
   } catch (SceneError const& e) {
     throw without_line(e, name);
   }
+  file.files.erase(file.files.begin());
+  file.time_step_key = {};
+  return file;
 #else
   (void)dict;
   (void)options;

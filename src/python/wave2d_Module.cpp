@@ -1,11 +1,12 @@
 // The Python module `wave2d`: scenes, simulations on the library's backends, fields as
-// NumPy arrays. pybind11 does the binding; the library does everything else.
+// NumPy arrays, runs with their outputs (the run layer, as the program). pybind11 does the
+// binding; the library does everything else.
 //
-// Kokkos is initialized once, by wave2d.initialize(args) or else by the first simulation,
-// and finalized at exit (atexit). Before it is, every simulation and every array that
-// holds a Kokkos allocation lets it go: a simulation is then unusable (RuntimeError),
-// and an array viewing a field must not be read any more (atexit handlers registered
-// before wave2d was imported run after it).
+// Kokkos is initialized once, by wave2d.initialize(args) or else by the first simulation or
+// run, and finalized at exit (atexit). Before it is, every simulation and every array that
+// holds a Kokkos allocation lets it go, and every run stops: a simulation is then unusable
+// (RuntimeError), and an array viewing a field must not be read any more (atexit handlers
+// registered before wave2d was imported run after it).
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
@@ -783,7 +784,8 @@ using namespace wave2d::python;
 PYBIND11_MODULE(wave2d, m) {
   m.doc() =
       "Explicit 2D wave-equation simulation on Kokkos execution spaces: scenes, simulations on "
-      "the library's backends, fields as NumPy arrays.";
+      "the library's backends, fields as NumPy arrays, runs that write their outputs as the "
+      "program does.";
   m.attr("__version__") = WAVE2D_VERSION;
   // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.
   m.attr("has_checkpoints") = wave2d::can_checkpoint;
@@ -831,7 +833,8 @@ PYBIND11_MODULE(wave2d, m) {
   m.def(
       "is_initialized", [] { return Kokkos::is_initialized(); }, "Whether Kokkos is initialized.");
   m.def("finalize", &finalize,
-        "Let every simulation and field go, then finalize Kokkos; runs at exit by itself.");
+        "Stop every run and let every simulation and field go, then finalize Kokkos; runs at "
+        "exit by itself.");
   m.def("plan", &plan_scene, py::arg("scene"), py::arg("space") = "", py::arg("mode") = "measure",
         "What backend 'auto' chooses for the scene's grid on the space, as `wave2d plan` "
         "shows it: a dict of backend, mode, from_cache, ranking ([(backend, GCells/s)], "

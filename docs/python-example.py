@@ -2,10 +2,10 @@
 # # wave2d from Python
 #
 # A notebook in script form (`# %%` cells: Jupyter, VS Code and Spyder run them one by
-# one): run a scene, plot the signal a receiver recorded and the field, and compare two
-# backends.
+# one): run a scene, plot the signal a receiver recorded and the field, write them as
+# files, and compare two backends.
 # Needs the module (`PYTHONPATH=<build>/python`), NumPy and matplotlib
-# (`python3-matplotlib`). As a script it saves the figures:
+# (`python3-matplotlib`). As a script it saves the figures and files:
 #
 #     PYTHONPATH=build/python python3 docs/python-example.py [OUTPUT_DIR]
 
@@ -65,6 +65,19 @@ right.set_title(f"u after {simulation.step} steps (t = {simulation.time:.3g})")
 figure.colorbar(image, ax=right)
 figure.tight_layout()
 figure.savefig(output / "python-example-run.png", dpi=100)
+
+# %% [markdown]
+# ## Files
+# `wave2d.run` runs a scene as the program's `wave2d run` does and writes the files asked
+# for: here the final fields as NPY and the receiver's trace as NPY and CSV.
+
+# %%
+result = wave2d.run(scene, backend="kokkos-mdrange",
+                    outputs=[wave2d.NpyFile(output / "double-slit-small.npy"),
+                             wave2d.ReceiverFiles(output)])
+assert np.array_equal(result.current, simulation.current)
+for written in result.written:
+    print("wrote", written.text)
 
 # %% [markdown]
 # ## Two backends

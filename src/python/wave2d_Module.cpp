@@ -1,15 +1,17 @@
 // The Python module `wave2d`: scenes, simulations on the library's backends, fields as
-// NumPy arrays. pybind11 does the binding; the library does everything else.
+// NumPy arrays, runs with their outputs (the run layer, as the program). pybind11 does the
+// binding; the library does everything else.
 //
-// Kokkos is initialized once, by wave2d.initialize(args) or else by the first simulation,
-// and finalized at exit (atexit). Before it is, every simulation and every array that
-// holds a Kokkos allocation lets it go: a simulation is then unusable (RuntimeError),
-// and an array viewing a field must not be read any more (atexit handlers registered
-// before wave2d was imported run after it).
+// Kokkos is initialized once, by wave2d.initialize(args) or else by the first simulation or
+// run, and finalized at exit (atexit). Before it is, every simulation and every array that
+// holds a Kokkos allocation lets it go, and every run stops: a simulation is then unusable
+// (RuntimeError), and an array viewing a field must not be read any more (atexit handlers
+// registered before wave2d was imported run after it).
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/plan/wave2d_Backends.hpp>
+#include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/run/wave2d_Checkpoints.hpp>
 #include <wave2d/run/wave2d_Experiment.hpp>
 #include <wave2d/run/wave2d_KokkosArguments.hpp>
@@ -53,7 +55,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What holds Kokkos allocations, to be let go before Kokkos::finalize.
+// What holds Kokkos allocations, to be let go before Kokkos::finalize. Made and destroyed
+// with the GIL held.
 class Resource {
  public:
   Resource();
@@ -61,12 +64,17 @@ class Resource {
   Resource(Resource const&) = delete;
   Resource& operator=(Resource const&) = delete;
   virtual void release() = 0;
+  std::uint64_t serial() const { return serial_; }
+
+ private:
+  std::uint64_t serial_;  // unlike an address, never another resource's
 };
 
 struct Runtime {
   bool initialized_here = false;
   bool finalized = false;
   std::unordered_set<Resource*> resources;
+  std::uint64_t made = 0;
 };
 
 Runtime& runtime() {
@@ -74,8 +82,12 @@ Runtime& runtime() {
   return instance;
 }
 
-Resource::Resource() { runtime().resources.insert(this); }
+Resource::Resource() : serial_(runtime().made++) { runtime().resources.insert(this); }
 Resource::~Resource() { runtime().resources.erase(this); }
+
+// The runs under way on this thread: finalize() from one's progress callback would wait for
+// the run that called it.
+thread_local int runs_here = 0;
 
 void initialize(std::vector<std::string> const& arguments) {
   Runtime& state = runtime();
@@ -106,12 +118,24 @@ void ensure_initialized() {
 }
 
 void finalize() {
+  if (runs_here > 0) {
+    throw std::runtime_error(
+        "wave2d: finalize() from a run's progress callback: return False to stop the run first");
+  }
   Runtime& state = runtime();
-  // release() may end a resource: iterate over a copy.
-  std::vector<Resource*> const resources(state.resources.begin(), state.resources.end());
-  for (Resource* resource : resources) resource->release();
+  state.finalized = true;  // no simulation or run starts from here on
+  // A release may let the GIL go, to wait for a run or an advance: resources may end, and
+  // arrays of those not released yet come, meanwhile. Each is looked for anew.
+  std::unordered_set<std::uint64_t> released;
+  while (true) {
+    auto const next = std::ranges::find_if(state.resources, [&](Resource* resource) {
+      return !released.contains(resource->serial());
+    });
+    if (next == state.resources.end()) break;
+    released.insert((*next)->serial());
+    (*next)->release();
+  }
   if (state.initialized_here && Kokkos::is_initialized()) Kokkos::finalize();
-  state.finalized = true;
 }
 
 // ---- Scenes -----------------------------------------------------------------------
@@ -132,18 +156,20 @@ std::vector<std::string> builtin_names() {
 
 SceneFileOptions const scene_file_options{.check_grid = check_host_memory};
 
-// As `wave2d run --scene`: a built-in scene's name, else a scene file.
-Scene scene_from_name_or_file(std::string const& name) { return load_scene(name).scene; }
-
-Scene to_scene(py::handle source) {
-  if (py::isinstance<Scene>(source)) return source.cast<Scene>();
+// A scene and the files it was read from: a wave2d.Scene (none), a dict (its masks), a
+// str as `wave2d run --scene` takes it (a built-in scene's name, else a scene file), or a
+// path of a scene file.
+SceneFile scene_file_of(py::handle source) {
+  if (py::isinstance<Scene>(source)) return {source.cast<Scene>(), {}, {}};
   if (py::isinstance<py::dict>(source)) return scene_from_dict(source, scene_file_options);
-  if (py::isinstance<py::str>(source)) return scene_from_name_or_file(source.cast<std::string>());
+  if (py::isinstance<py::str>(source)) return load_scene(source.cast<std::string>());
   if (py::hasattr(source, "__fspath__")) {
-    return load_scene_file(source.cast<fs::path>(), scene_file_options);
+    return read_scene_file(source.cast<fs::path>(), scene_file_options);
   }
   throw py::type_error("a scene is a wave2d.Scene, a built-in scene's name, a TOML file or a dict");
 }
+
+Scene to_scene(py::handle source) { return scene_file_of(source).scene; }
 
 // ---- Fields and traces as arrays -----------------------------------------------------
 
@@ -178,6 +204,63 @@ py::array to_array(Field const& field) {
     Kokkos::deep_copy(host, field);
     return std::move(array);
   }
+}
+
+// ---- Plans --------------------------------------------------------------------------
+
+PlanMode plan_mode(std::string const& text) {
+  auto const mode = parse_plan_mode(text);
+  if (!mode) {
+    throw std::invalid_argument("plan: unknown mode '" + text + "' (measure, cached or estimate)");
+  }
+  return *mode;
+}
+
+// What `wave2d plan` shows of a plan, `estimate` the rule's choice for the same grid.
+py::dict plan_dict(Plan const& plan, std::string const& estimate) {
+  py::list ranking;
+  for (auto const& rate : plan.ranking) {
+    ranking.append(py::make_tuple(rate.backend, rate.gcells_per_second));
+  }
+  py::dict key;
+  key["device"] = plan.key.device;
+  key["space"] = plan.key.space;
+  key["threads"] = plan.key.threads;
+  key["nx"] = plan.key.nx;
+  key["ny"] = plan.key.ny;
+  key["version"] = plan.key.version;
+  py::dict dict;
+  dict["backend"] = plan.backend;
+  dict["mode"] = std::string(plan_mode_name(plan.mode));
+  dict["from_cache"] = plan.from_cache;
+  dict["ranking"] = ranking;
+  dict["trial_seconds"] = plan.trial_seconds;
+  dict["notes"] = py::cast(plan.notes);
+  dict["cache_file"] =
+      plan.cache_file.empty() ? py::object(py::none()) : py::str(plan.cache_file.string());
+  dict["summary"] = plan.summary();
+  dict["estimate"] = estimate;
+  dict["key"] = key;
+  return dict;
+}
+
+// As `wave2d plan`: what `auto` chooses for the scene's grid on the space, and why.
+py::dict plan_scene(py::handle source, std::string const& space, std::string const& mode) {
+  Scene const scene = to_scene(source);
+  validate(scene);
+  PlanOptions options;
+  options.mode = plan_mode(mode);
+  std::string const space_name = space_for(space, auto_backend);  // before Kokkos starts
+  ensure_initialized();
+  py::dict plan;
+  on_space(space_name, [&]<class ExecutionSpace>() {
+    ExecutionSpace const instance;
+    check_memory(instance, scene);
+    Window const whole = Window::whole(scene.nx, scene.ny);
+    plan =
+        plan_dict(plan_backend(instance, scene, whole, options), estimate_backend(instance, whole));
+  });
+  return plan;
 }
 
 // ---- Simulations --------------------------------------------------------------------
@@ -247,6 +330,7 @@ class AnySimulation : public Resource {
   virtual std::string backend() = 0;
   virtual void write_checkpoint(fs::path const& path) = 0;
   virtual void resume(fs::path const& path) = 0;
+  virtual py::object plan() = 0;
 
  protected:
   // One thread at a time in a simulation: the calls of others wait, without the GIL
@@ -367,6 +451,13 @@ class SimulationOn final : public AnySimulation {
     Access const access(*this, Access::changes);
     wave2d::resume(path, space_, get());
   }
+  py::object plan() override {
+    return reading([&](auto& simulation) -> py::object {
+      Plan const* plan = simulation.plan();
+      if (!plan) return py::none();
+      return plan_dict(*plan, estimate_backend(space_, simulation.window()));
+    });
+  }
 
  private:
   Simulation<ExecutionSpace>& get() {
@@ -415,10 +506,7 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
                                                bool allow_unstable, std::string const& space,
                                                std::string const& plan) {
   Scene scene = to_scene(scene_source);
-  auto const mode = parse_plan_mode(plan);
-  if (!mode) {
-    throw std::invalid_argument("plan: unknown mode '" + plan + "' (measure, cached or estimate)");
-  }
+  PlanMode const mode = plan_mode(plan);
   ValidationOptions options{.allow_unstable = allow_unstable,
                             .how_to_allow_unstable = "allow_unstable=True"};
   validate(scene, options);
@@ -428,7 +516,7 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
   ensure_initialized();
   on_space(space_name, [&]<class ExecutionSpace>() {
     made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
-                                                          PlanOptions{.mode = *mode});
+                                                          PlanOptions{.mode = mode});
   });
   return made;
 }
@@ -447,13 +535,59 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-py::array walls_of(Scene const& scene) {
-  py::array_t<bool> walls({py::ssize_t(scene.ny), py::ssize_t(scene.nx)});
-  auto* out = walls.mutable_data();
+// A (ny, nx) copy of a scene's per-cell values (all T() where it has none), read-only: a
+// scene changes by the assignment of a whole array, not through a copy.
+template <class T, class Values>
+py::array grid_copy(Scene const& scene, Values const& values) {
+  py::array_t<T> array({py::ssize_t(scene.ny), py::ssize_t(scene.nx)});
+  T* out = array.mutable_data();
   for (std::int64_t i = 0; i < scene.cells(); ++i) {
-    out[i] = !scene.walls.empty() && scene.walls[std::size_t(i)] != 0;
+    out[i] = values.empty() ? T() : T(values[std::size_t(i)]);
   }
-  return std::move(walls);
+  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return std::move(array);
+}
+
+// `value` as a C-contiguous array of T of the scene's grid, (ny, nx), from an array of
+// one of NumPy's `kinds` ("b" bool, "iuf" real numbers): ValueError naming the problem.
+template <class T>
+py::array_t<T> grid_values(Scene const& scene, py::handle value, std::string const& what,
+                           std::string_view kinds, std::string const& expected) {
+  py::module_ const numpy = py::module_::import("numpy");
+  auto const array = numpy.attr("asarray")(value).cast<py::array>();
+  if (kinds.find(array.dtype().kind()) == std::string_view::npos) {
+    throw std::invalid_argument(what + ": " + expected + ", not of " +
+                                std::string(py::str(array.dtype())));
+  }
+  if (array.ndim() != 2 || array.shape(0) != scene.ny || array.shape(1) != scene.nx) {
+    throw std::invalid_argument(what + ": the grid's shape (ny, nx) = (" +
+                                std::to_string(scene.ny) + ", " + std::to_string(scene.nx) +
+                                "), not " + std::string(py::str(array.attr("shape"))));
+  }
+  return numpy.attr("ascontiguousarray")(array, py::dtype::of<T>()).template cast<py::array_t<T>>();
+}
+
+// An array of no wall is none: the scene is then the one without walls.
+void set_walls(Scene& scene, py::handle value) {
+  std::vector<std::uint8_t> walls;
+  if (!value.is_none()) {
+    auto const array = grid_values<bool>(scene, value, "Scene.walls", "b", "a bool array");
+    bool const* cells = array.data();
+    if (std::any_of(cells, cells + scene.cells(), [](bool wall) { return wall; })) {
+      walls.assign(cells, cells + scene.cells());
+    }
+  }
+  scene.walls = std::move(walls);
+}
+
+void set_speed(Scene& scene, py::handle value) {
+  if (value.is_none()) {
+    scene.speed.clear();
+    return;
+  }
+  auto const speed =
+      grid_values<float>(scene, value, "Scene.speed", "iuf", "an array of real numbers");
+  scene.speed.assign(speed.data(), speed.data() + scene.cells());
 }
 
 void advance(AnySimulation& simulation, py::handle steps, py::object progress, py::handle every) {
@@ -466,9 +600,179 @@ void advance(AnySimulation& simulation, py::handle steps, py::object progress, p
   simulation.advance(step_count(steps, "advance: steps"), reporting);
 }
 
+// ---- Runs -------------------------------------------------------------------------------
+
+// A run in progress, for finalize(): released, it stops the run at its next report and
+// waits until the run has let its Kokkos allocations go.
+class RunningExperiment final : public Resource {
+ public:
+  struct State {
+    std::mutex running;  // held by the run while it holds Kokkos allocations
+    std::atomic<bool> released{false};
+  };
+
+  void release() override {
+    auto const state = state_;  // the run may end, and this go, while it waits
+    state->released = true;
+    py::gil_scoped_release unlocked;
+    std::lock_guard const ended(state->running);
+  }
+  State& state() { return *state_; }
+
+ private:
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+// What run() returns: the run layer's result, what ran, and the state it ended at.
+struct RunOutcome {
+  RunResult result;
+  std::string backend;
+  std::string configuration;
+  std::string space;
+  py::object plan;
+  py::array previous;
+  py::array current;
+  py::array receivers;
+  std::int64_t receivers_first_step = 0;
+  std::vector<std::string> notes;
+};
+
+// A float32 array of rows x columns that owns `values`.
+py::array array_of(std::vector<float> values, std::size_t rows, std::size_t columns) {
+  auto* owned = new std::vector<float>(std::move(values));
+  py::capsule base(owned, [](void* p) { delete static_cast<std::vector<float>*>(p); });
+  return py::array_t<float>({rows, columns}, owned->data(), base);
+}
+
+// Steps the checked experiment on ExecutionSpace without the GIL, taking it back to report
+// to `progress` (a RunProgress) and to check signals: False from it, an exception of it,
+// Ctrl-C or finalize() stop the run where the run layer stops it (a last checkpoint where
+// it writes them); the exception, KeyboardInterrupt or a RuntimeError is then raised.
+template <class ExecutionSpace>
+RunOutcome run_on(CheckedExperiment checked, py::object const& progress) {
+  RunningExperiment running;
+  auto& state = running.state();
+  struct Here {
+    Here() { ++runs_here; }
+    ~Here() { --runs_here; }
+  } const here;
+  std::optional<py::error_already_set> raised;
+  bool stop = false;
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+  RunListener listener;
+  listener.progress = [&](RunProgress const& at) {
+    if (stop || state.released) return false;
+    py::gil_scoped_acquire const held;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      stop = !progress.is_none() && progress(at).ptr() == Py_False;
+    } catch (py::error_already_set& error) {
+      raised.emplace(std::move(error));
+      stop = true;
+    }
+    return !stop;
+  };
+  listener.note = [&](std::string const& note) { notes.push_back(note); };
+  listener.warning = [&](std::string const& warning) { warnings.push_back(warning); };
+
+  RunOutcome outcome;
+  std::optional<Plan> plan;
+  std::string estimate;
+  std::vector<float> previous, current, trace;
+  std::size_t ny = 0, nx = 0, rows = 0, receivers = 0;
+  {
+    std::lock_guard const holding(state.running);
+    py::gil_scoped_release const unlocked;
+    ExecutionSpace const space;
+    Run<ExecutionSpace> run(space, std::move(checked));
+    outcome.result = run.execute(listener);
+    auto const& simulation = run.simulation();
+    outcome.backend = run.backend();
+    outcome.configuration = run.configuration();
+    if (Plan const* chosen = run.plan()) {
+      plan = *chosen;
+      estimate = estimate_backend(space, simulation.window());
+    }
+    ny = simulation.current().extent(0);
+    nx = simulation.current().extent(1);
+    previous = to_host(space, simulation.previous());
+    current = to_host(space, simulation.current());
+    rows = simulation.receivers().extent(0);
+    receivers = simulation.receivers().extent(1);
+    trace = to_host(space, simulation.receivers());
+    outcome.receivers_first_step = simulation.receivers_first_step();
+  }
+  if (raised) throw std::move(*raised);
+  if (state.released) {
+    throw std::runtime_error(
+        "wave2d: Kokkos was finalized while running: the run stopped after step " +
+        std::to_string(outcome.result.step));
+  }
+  for (auto const& warning : warnings) {
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  }
+  outcome.space = ExecutionSpace::name();
+  outcome.plan = plan ? py::object(plan_dict(*plan, estimate)) : py::none();
+  outcome.previous = array_of(std::move(previous), ny, nx);
+  outcome.current = array_of(std::move(current), ny, nx);
+  outcome.receivers = array_of(std::move(trace), rows, receivers);
+  outcome.notes = std::move(notes);
+  return outcome;
+}
+
+// The outputs run() takes: one, or an iterable of them.
+Output output_of(py::handle item) {
+  if (py::isinstance<NpyFile>(item)) return item.cast<NpyFile>();
+  if (py::isinstance<Hdf5File>(item)) return item.cast<Hdf5File>();
+  if (py::isinstance<Pictures>(item)) return item.cast<Pictures>();
+  if (py::isinstance<ReceiverFiles>(item)) return item.cast<ReceiverFiles>();
+  if (py::isinstance<Checkpoints>(item)) return item.cast<Checkpoints>();
+  throw py::type_error(
+      "run: outputs are wave2d.NpyFile, Hdf5File, Pictures, ReceiverFiles and Checkpoints, "
+      "not a " +
+      std::string(py::str(item.get_type().attr("__name__"))));
+}
+
+std::vector<Output> outputs_of(py::handle outputs) {
+  if (!py::isinstance<py::iterable>(outputs)) return {output_of(outputs)};
+  std::vector<Output> list;
+  for (py::handle item : outputs) list.push_back(output_of(item));
+  return list;
+}
+
+// The experiment as the program makes it of its options, checked before Kokkos starts,
+// then run on its space.
+RunOutcome run_experiment(py::handle scene, py::handle steps, std::string const& backend,
+                          std::string const& space, std::string const& plan, py::handle outputs,
+                          std::optional<fs::path> resume, py::object const& progress,
+                          bool keep_last_finite, bool allow_unstable) {
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
+    throw py::type_error("run: progress must be callable (it is given a wave2d.RunProgress)");
+  }
+  Experiment experiment = experiment_of(scene_file_of(scene));
+  experiment.backend = backend;
+  experiment.space = space;
+  if (!steps.is_none()) experiment.steps = step_count(steps, "run: steps");
+  experiment.validation = {.allow_unstable = allow_unstable,
+                           .how_to_allow_unstable = "allow_unstable=True"};
+  experiment.plan.mode = plan_mode(plan);
+  experiment.outputs = outputs_of(outputs);
+  experiment.resume = std::move(resume);
+  experiment.keep_last_finite = keep_last_finite;
+  CheckedExperiment checked = check(std::move(experiment));
+  ensure_initialized();
+  RunOutcome outcome;
+  on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
+    outcome = run_on<ExecutionSpace>(std::move(checked), progress);
+  });
+  return outcome;
+}
+
 // The Python types of the library's errors.
 py::exception<SceneError>* scene_error = nullptr;
 py::exception<CheckpointError>* checkpoint_error = nullptr;
+py::exception<NotFinite>* not_finite = nullptr;
 
 }  // namespace
 
@@ -480,20 +784,33 @@ using namespace wave2d::python;
 PYBIND11_MODULE(wave2d, m) {
   m.doc() =
       "Explicit 2D wave-equation simulation on Kokkos execution spaces: scenes, simulations on "
-      "the library's backends, fields as NumPy arrays.";
+      "the library's backends, fields as NumPy arrays, runs that write their outputs as the "
+      "program does.";
   m.attr("__version__") = WAVE2D_VERSION;
   // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.
   m.attr("has_checkpoints") = wave2d::can_checkpoint;
+  // Built without HDF5 or libpng, run() refuses Hdf5File or Pictures with an OSError.
+  m.attr("has_hdf5") = wave2d::can_use_hdf5;
+  m.attr("has_pictures") = wave2d::can_write_png;
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
   // ValueErrors, files that cannot be written OSErrors, what does not fit in memory
-  // MemoryErrors.
+  // MemoryErrors, a field that stopped being finite an ArithmeticError.
   // Never destroyed: they would be after the interpreter.
   scene_error = new py::exception<SceneError>(m, "SceneError", PyExc_ValueError);
   checkpoint_error = new py::exception<CheckpointError>(m, "CheckpointError", PyExc_ValueError);
+  not_finite = new py::exception<NotFinite>(m, "NotFinite", PyExc_ArithmeticError);
+  not_finite->doc() =
+      "The field of a run stopped being finite: u(t_step) is the first field that is not, "
+      "first at cell (x, y) of the grid (attributes step and cell).";
   py::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);
+    } catch (NotFinite const& e) {
+      py::object const raised = py::handle(*not_finite)(e.what());
+      raised.attr("step") = e.step();
+      raised.attr("cell") = py::make_tuple(e.x(), e.y());
+      PyErr_SetObject(not_finite->ptr(), raised.ptr());
     } catch (SceneError const& e) {
       (*scene_error)(e.what());
     } catch (CheckpointError const& e) {
@@ -516,7 +833,14 @@ PYBIND11_MODULE(wave2d, m) {
   m.def(
       "is_initialized", [] { return Kokkos::is_initialized(); }, "Whether Kokkos is initialized.");
   m.def("finalize", &finalize,
-        "Let every simulation and field go, then finalize Kokkos; runs at exit by itself.");
+        "Stop every run and let every simulation and field go, then finalize Kokkos; runs at "
+        "exit by itself.");
+  m.def("plan", &plan_scene, py::arg("scene"), py::arg("space") = "", py::arg("mode") = "measure",
+        "What backend 'auto' chooses for the scene's grid on the space, as `wave2d plan` "
+        "shows it: a dict of backend, mode, from_cache, ranking ([(backend, GCells/s)], "
+        "fastest first), trial_seconds, notes, cache_file (or None), summary, estimate (the "
+        "rule's choice, no trial) and key (device, space, threads, nx, ny, version). mode: "
+        "'measure' (a trial, kept in the plan cache), 'cached' or 'estimate'.");
   m.def("backends", &backend_names,
         "The backends a Simulation takes: those of the default execution space, then the "
         "host's.");
@@ -546,7 +870,21 @@ PYBIND11_MODULE(wave2d, m) {
       .def_readonly("dt", &Scene::dt)
       .def_readonly("t0", &Scene::t0)
       .def_readwrite("steps", &Scene::steps, "The scene's default number of steps.")
-      .def_property_readonly("walls", &walls_of, "A (ny, nx) bool array, True on walls.")
+      .def_property(
+          "walls", [](Scene const& scene) { return grid_copy<bool>(scene, scene.walls); },
+          &set_walls,
+          "A (ny, nx) bool array, True on walls: a read-only copy. Assign a bool array of the "
+          "grid's shape to change them, None for none.")
+      .def_property(
+          "speed",
+          [](Scene const& scene) -> py::object {
+            if (scene.speed.empty()) return py::none();
+            return grid_copy<float>(scene, scene.speed);
+          },
+          &set_speed,
+          "The wave speed of each cell, a (ny, nx) float32 array (a read-only copy), or None "
+          "where it is c everywhere. Assign an array of real numbers of the grid's shape, or "
+          "None; its values are checked when the scene runs.")
       .def_property_readonly(
           "sources", [](Scene const& scene) { return cells_of(scene.sources); },
           "The sources' cells, (x, y).")
@@ -612,11 +950,166 @@ PYBIND11_MODULE(wave2d, m) {
                              "What the backend runs for this grid.")
       .def_property_readonly("space", &AnySimulation::space, "The execution space it runs on.")
       .def_property_readonly("scene", &AnySimulation::scene)
+      .def_property_readonly("plan", &AnySimulation::plan,
+                             "How backend 'auto' chose, as wave2d.plan() gives it; None when "
+                             "the backend was named.")
       .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
            "Write the state as a checkpoint file (the format `wave2d run` writes).")
       .def("resume", &AnySimulation::resume, py::arg("path"),
            "Continue from a checkpoint of the same scene (receivers included), backend and "
            "wave2d; its receivers' trace too.");
+
+  // The outputs of run(), as Experiment's (run/wave2d_Experiment.hpp).
+  py::class_<NpyFile>(m, "NpyFile",
+                      "The final pair (u(t_{n-1}), u(t_n)) as a float32 NumPy array of shape "
+                      "(2, ny, nx).")
+      .def(py::init([](fs::path path) { return NpyFile{std::move(path)}; }), py::arg("path"))
+      .def_readwrite("path", &NpyFile::path)
+      .def("__repr__", [](NpyFile const& o) {
+        return py::str("wave2d.NpyFile({!r})").format(o.path.string());
+      });
+  py::class_<Hdf5File>(m, "Hdf5File",
+                       "One HDF5 file and its XDMF sidecar <path>.xmf: the final pair "
+                       "(/field/previous, /field/current), the frames /frames/u (step 0, every "
+                       "frames_every steps and the last; none when None) and, with receivers, "
+                       "the receivers' trace of the whole run (/receivers/trace).")
+      .def(py::init([](fs::path path, std::optional<std::int64_t> frames_every, bool receivers) {
+             return Hdf5File{std::move(path), frames_every, receivers};
+           }),
+           py::arg("path"), py::arg("frames_every") = py::none(), py::arg("receivers") = true)
+      .def_readwrite("path", &Hdf5File::path)
+      .def_readwrite("frames_every", &Hdf5File::frames_every)
+      .def_readwrite("receivers", &Hdf5File::receivers)
+      .def("__repr__", [](Hdf5File const& o) {
+        return py::str("wave2d.Hdf5File({!r}, frames_every={!r}, receivers={!r})")
+            .format(o.path.string(), o.frames_every, o.receivers);
+      });
+  py::class_<Pictures>(m, "Pictures",
+                       "PNG pictures in `directory` (made when missing), named after `stem` "
+                       "(empty: the scene's name): the final field <stem>.png; with "
+                       "frames_every the frames <stem>.<step>.png and, with video and ffmpeg on "
+                       "PATH, <stem>.mp4. The colours saturate at |u| = scale, or at each "
+                       "picture's largest |u| when scale is None.")
+      .def(py::init([](fs::path directory, std::string stem, std::optional<float> scale,
+                       std::optional<std::int64_t> frames_every, bool video) {
+             return Pictures{std::move(directory), std::move(stem), scale, frames_every, video};
+           }),
+           py::arg("directory") = "out", py::arg("stem") = "", py::arg("scale") = 1.0f,
+           py::arg("frames_every") = py::none(), py::arg("video") = true)
+      .def_readwrite("directory", &Pictures::directory)
+      .def_readwrite("stem", &Pictures::stem)
+      .def_readwrite("scale", &Pictures::scale)
+      .def_readwrite("frames_every", &Pictures::frames_every)
+      .def_readwrite("video", &Pictures::video)
+      .def("__repr__", [](Pictures const& o) {
+        return py::str(
+                   "wave2d.Pictures({!r}, stem={!r}, scale={!r}, frames_every={!r}, video={!r})")
+            .format(o.directory.string(), o.stem, o.scale, o.frames_every, o.video);
+      });
+  py::class_<ReceiverFiles>(m, "ReceiverFiles",
+                            "The receivers' trace of the whole run as <stem>.receivers.npy and "
+                            ".csv in `directory` (made when missing; stem empty: the scene's "
+                            "name), with plot its plot .png (by default where this build "
+                            "plots).")
+      .def(py::init([](fs::path directory, std::string stem, bool plot) {
+             return ReceiverFiles{std::move(directory), std::move(stem), plot};
+           }),
+           py::arg("directory") = "out", py::arg("stem") = "",
+           py::arg("plot") = can_plot_receivers())
+      .def_readwrite("directory", &ReceiverFiles::directory)
+      .def_readwrite("stem", &ReceiverFiles::stem)
+      .def_readwrite("plot", &ReceiverFiles::plot)
+      .def("__repr__", [](ReceiverFiles const& o) {
+        return py::str("wave2d.ReceiverFiles({!r}, stem={!r}, plot={!r})")
+            .format(o.directory.string(), o.stem, o.plot);
+      });
+  py::class_<Checkpoints>(m, "Checkpoints",
+                          "The state and the receivers' trace as the checkpoint `path`, every "
+                          "`every` steps, at the end and when the run is stopped; run(..., "
+                          "resume=path) goes on from it.")
+      .def(py::init([](fs::path path, std::int64_t every) {
+             return Checkpoints{std::move(path), every};
+           }),
+           py::arg("path"), py::arg("every"))
+      .def_readwrite("path", &Checkpoints::path)
+      .def_readwrite("every", &Checkpoints::every)
+      .def("__repr__", [](Checkpoints const& o) {
+        return py::str("wave2d.Checkpoints({!r}, every={!r})").format(o.path.string(), o.every);
+      });
+
+  py::class_<RunProgress>(m, "RunProgress", "Where a run is, as its progress callback is told.")
+      .def_readonly("step", &RunProgress::step, "The step reached.")
+      .def_readonly("first_step", &RunProgress::first_step,
+                    "Where the run began: 0, or the step of the checkpoint resumed.")
+      .def_readonly("last_step", &RunProgress::last_step, "Where it ends.")
+      .def_readonly("cells", &RunProgress::cells, "Of the grid.")
+      .def_readonly("seconds", &RunProgress::seconds, "Of stepping so far, fenced.")
+      .def("__repr__", [](RunProgress const& p) {
+        return "<wave2d.RunProgress step " + std::to_string(p.step) + " of " +
+               std::to_string(p.first_step) + " .. " + std::to_string(p.last_step) + ">";
+      });
+  py::class_<WrittenOutput>(m, "Written", "An output a run wrote, complete.")
+      .def_readonly("kind", &WrittenOutput::kind,
+                    "npy, hdf5, picture, frames, video, receivers or checkpoint.")
+      .def_readonly("files", &WrittenOutput::files)
+      .def_readonly("text", &WrittenOutput::text, "As `wave2d run` says it after 'wrote'.")
+      .def("__repr__", [](WrittenOutput const& w) {
+        return "<wave2d.Written " + w.kind + ": " + w.text + ">";
+      });
+  py::class_<RunOutcome>(m, "RunResult", "What run() did, and the state it ended at.")
+      .def_property_readonly(
+          "step", [](RunOutcome const& r) { return r.result.step; }, "The step reached.")
+      .def_property_readonly(
+          "first_step", [](RunOutcome const& r) { return r.result.first_step; },
+          "Where the run began: 0, or the step of the checkpoint resumed.")
+      .def_property_readonly(
+          "seconds", [](RunOutcome const& r) { return r.result.seconds; },
+          "Of the stepping alone, fenced.")
+      .def_property_readonly("gcells_per_second",
+                             [](RunOutcome const& r) { return r.result.gcells_per_second(); })
+      .def_property_readonly(
+          "stopped", [](RunOutcome const& r) { return r.result.stopped; },
+          "Stopped by progress before the end: no final outputs; the checkpoint, where the run "
+          "writes them, holds `step`.")
+      .def_property_readonly(
+          "checkpoint", [](RunOutcome const& r) { return r.result.checkpoint; },
+          "The path of the last checkpoint written, at `step`; None when none was.")
+      .def_property_readonly(
+          "written", [](RunOutcome const& r) { return r.result.written; },
+          "The outputs written, wave2d.Written, in the order they were.")
+      .def_readonly("backend", &RunOutcome::backend)
+      .def_readonly("configuration", &RunOutcome::configuration,
+                    "What the backend ran for this grid.")
+      .def_readonly("space", &RunOutcome::space, "The execution space it ran on.")
+      .def_readonly("plan", &RunOutcome::plan,
+                    "How backend 'auto' chose, as wave2d.plan() gives it; None when the "
+                    "backend was named or the checkpoint resumed named it.")
+      .def_readonly("previous", &RunOutcome::previous, "u(t_{step-1}), a (ny, nx) float32 copy.")
+      .def_readonly("current", &RunOutcome::current, "u(t_step), a (ny, nx) float32 copy.")
+      .def_readonly("receivers", &RunOutcome::receivers,
+                    "The receivers' trace, (rows, receivers) float32: row r holds u at "
+                    "scene.receivers after receivers_first_step + r steps, up to step.")
+      .def_readonly("receivers_first_step", &RunOutcome::receivers_first_step)
+      .def_readonly("notes", &RunOutcome::notes,
+                    "What the run noted: the plan cache's problems, no ffmpeg for the video.")
+      .def("__repr__", [](RunOutcome const& r) {
+        return "<wave2d.RunResult " + r.backend + ", steps " + std::to_string(r.result.first_step) +
+               " .. " + std::to_string(r.result.step) + (r.result.stopped ? ", stopped>" : ">");
+      });
+
+  m.def("run", &run_experiment, py::arg("scene"), py::arg("steps") = py::none(),
+        py::arg("backend") = "auto", py::arg("space") = "", py::arg("plan") = "cached",
+        py::arg("outputs") = py::tuple(), py::arg("resume") = py::none(),
+        py::arg("progress") = py::none(), py::arg("keep_last_finite") = false,
+        py::arg("allow_unstable") = false,
+        "Run the scene as `wave2d run` does, writing `outputs` (NpyFile, Hdf5File, Pictures, "
+        "ReceiverFiles, Checkpoints), and return a RunResult. steps: from step 0 (None: the "
+        "scene's); resume: a checkpoint to go on from (backend 'auto' takes its backend). "
+        "Everything is checked before a step runs. progress(RunProgress) is called after "
+        "each chunk of steps, without the GIL between: False from it stops the run (after a "
+        "last checkpoint, where it writes them; result.stopped); an exception of it or "
+        "Ctrl-C stops it so too, then is raised. A field that stops being finite raises "
+        "NotFinite (keep_last_finite: after writing the outputs of the last finite state).");
 
   // Kokkos goes at exit, after every simulation and field lets it go.
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize));

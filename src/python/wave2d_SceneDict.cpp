@@ -171,12 +171,12 @@ SceneError without_line(SceneError const& error, std::string_view name) {
   std::string_view message = error.what();
   if (!message.starts_with(name)) return error;
   message.remove_prefix(name.size());
-  if (message.starts_with(":")) {
+  if (message.starts_with(":")) {  // ":12": a line, which a key of a missing table has not
     std::size_t digits = 1;
     while (digits < message.size() && std::isdigit(static_cast<unsigned char>(message[digits]))) {
       ++digits;
     }
-    message.remove_prefix(digits);
+    if (digits > 1) message.remove_prefix(digits);
   }
   if (message.starts_with(": ")) message.remove_prefix(2);
   return SceneError("scene dict: " + std::string(message));
@@ -185,17 +185,21 @@ SceneError without_line(SceneError const& error, std::string_view name) {
 
 }  // namespace
 
-Scene scene_from_dict(py::handle dict, SceneFileOptions const& options) {
+SceneFile scene_from_dict(py::handle dict, SceneFileOptions const& options) {
 #if defined(WAVE2D_HAVE_SCENE_FILES)
   std::ostringstream text;
   text << Converter().table(dict, "");
   // Masks are found relative to the working directory.
   std::string const name = "<dict>";
+  SceneFile file;
   try {
-    return read_scene_text(text.str(), fs::path(name), options).scene;
+    file = read_scene_text(text.str(), fs::path(name), options);
   } catch (SceneError const& e) {
     throw without_line(e, name);
   }
+  file.files.erase(file.files.begin());
+  file.time_step_key = {};
+  return file;
 #else
   (void)dict;
   (void)options;

@@ -14,8 +14,10 @@ namespace wave2d::python {
 // TOML text, read_scene_text() reads that with `options`, masks relative to the working
 // directory. SceneError naming the key path ("scene dict: sources[1].frequency: ..."),
 // also for a dict nested deeper, larger or with longer keys than a scene file may be, or
-// one that contains itself; TypeError for a value TOML has no type for.
-Scene scene_from_dict(pybind11::handle dict, SceneFileOptions const& options = {});
+// one that contains itself; TypeError for a value TOML has no type for. Its files are the
+// masks alone, and it names no key for the time step: a dict is no file, and its lines are
+// those of TOML that no user saw.
+SceneFile scene_from_dict(pybind11::handle dict, SceneFileOptions const& options = {});
 
 }  // namespace wave2d::python
 

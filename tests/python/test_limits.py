@@ -105,6 +105,9 @@ class HostileSceneDicts(unittest.TestCase):
         self.assert_refused(dict(SCENE, sources=sources),
                             "scene dict: sources[1].frequency: must be positive, got -1")
         self.assert_refused(dict(SCENE, grid={"nx": 40}), "scene dict: grid.ny: missing")
+        no_steps = {"grid": {"nx": 40, "ny": 30}}  # of a table the dict lacks: no line either
+        with self.assertRaisesRegex(wave2d.SceneError, r"^scene dict: time\.steps: missing"):
+            wave2d.Scene(no_steps)
         self.assert_refused({"grid": {"nx": None}}, "scene dict: grid.nx: a NoneType",
                             error=TypeError)
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -266,13 +267,19 @@ void check_distinct(RunFiles const& files) {
       throw OutputError("the input '" + input.string() + "' is named as the frames are");
     }
   }
-  if (files.npy && files.images) {
-    // The pictures' folder, or one above it: the pictures need it to be a folder.
-    fs::path const npy = identity(files.npy->path);
-    fs::path const directory = identity(files.images->directory);
-    auto const [end, unused] =
-        std::mismatch(npy.begin(), npy.end(), directory.begin(), directory.end());
-    if (end == npy.end()) refuse(outputs.front(), "is the image directory or one above it");
+  // No file is a folder the run writes in, or one above it: those must be folders.
+  std::vector<std::pair<fs::path, std::string>> folders;
+  if (files.images) folders.emplace_back(identity(files.images->directory), "the image directory");
+  if (!files.receivers.empty()) {
+    folders.emplace_back(identity(files.receivers.front().parent_path()), "the receivers' folder");
+  }
+  for (auto const& output : outputs) {
+    fs::path const file = identity(output.path);
+    for (auto const& [folder, what] : folders) {
+      auto const [end, unused] =
+          std::mismatch(file.begin(), file.end(), folder.begin(), folder.end());
+      if (end == file.end()) refuse(output, "is " + what + " or one above it");
+    }
   }
 }
 

@@ -290,9 +290,35 @@ TEST_F(Cli, PlanRanksTheCandidatesAndKeepsThePlan) {
        {"double-slit-small, 201 x 201", "trial ", "1. ", "GCells/s", "<- auto", "estimate  "}) {
     EXPECT_TRUE(contains(plan.out, part)) << part << " in\n" << plan.out;
   }
+  // Where the plan was kept, and its rates to three significant digits, said once.
+  fs::path const plans = cache / "wave2d" / "plans";
+  EXPECT_TRUE(contains(plan.out, "kept in   " + plans.string())) << plan.out;
   Result const cached = wave2d("run --scene double-slit-small --steps 3 --output o", environment);
   ASSERT_EQ(cached.status, 0) << cached.err;
-  EXPECT_TRUE(contains(cached.out, "from the plan cache")) << cached.out;
+  EXPECT_TRUE(contains(cached.out, "from the plan cache (" + plans.string())) << cached.out;
+  EXPECT_TRUE(contains(cached.out, "\ncached trial   ")) << cached.out;
+  EXPECT_FALSE(contains(cached.out, "\ntrial ")) << "the cache's rates are not this run's";
+  Result const measured = wave2d(
+      "run --scene double-slit-small --steps 3 --output o --plan measure", environment);
+  ASSERT_EQ(measured.status, 0) << measured.err;
+  EXPECT_TRUE(contains(measured.out, ", kept in " + plans.string())) << measured.out;
+  auto const trial = measured.out.find("\ntrial ");
+  ASSERT_NE(trial, std::string::npos) << measured.out;
+  std::string const rates = measured.out.substr(trial, measured.out.find('\n', trial + 1) - trial);
+  EXPECT_FALSE(contains(rates, " 0.00,") || contains(rates, " 0.00 ")) << rates;
+  auto const said = [](std::string const& text, std::string const& part) {
+    std::size_t count = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+    return count;
+  };
+  EXPECT_EQ(said(measured.out, "auto chose"), 1u) << measured.out;
+  // --plan beside a named backend chooses nothing, and says so.
+  Result const named = wave2d(
+      "run --scene double-slit-small --steps 3 --output o --plan measure --backend reference",
+      environment);
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_TRUE(contains(named.err, "wave2d: note: --plan measure chooses for auto alone"))
+      << named.err;
   Result const estimated =
       wave2d("run --scene double-slit-small --steps 3 --output o --plan estimate", environment);
   ASSERT_EQ(estimated.status, 0) << estimated.err;
@@ -754,21 +780,29 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
+  int told_the_step = 0;
   for (int trial = 0; trial < 12; ++trial) {
     int const signal_number = trial % 2 == 0 ? SIGTERM : SIGINT;
-    pid_t const pid = spawn(argv, work(), "/dev/null", "/dev/null");
+    pid_t const pid = spawn(argv, work(), "/dev/null", (work() / "err").string());
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200 + 30 * trial));
     ::kill(pid, signal_number);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "trial " << trial;
+    // Stopped while stepping, it says the step it reached.
+    std::string const err = read_file(work() / "err");
+    if (contains(err, "wave2d: interrupted after step ")) {
+      ++told_the_step;
+      EXPECT_TRUE(contains(err, " (--checkpoint-every STEPS FILE keeps a checkpoint")) << err;
+    }
     for (auto const& name : work_contents()) {
       EXPECT_FALSE(fs::path(name).filename().string().starts_with("."))
           << "trial " << trial << " left " << name;
     }
     fs::remove_all(work() / "o");
   }
+  EXPECT_GT(told_the_step, 0);
 }
 
 // Checkpoints. A run stopped at a checkpoint and resumed writes the bytes of a run that
@@ -1119,6 +1153,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "walls[0].rect.y1: 45 lies outside the grid", reads_a_scene_file},
         BadInput{"unstable_time_step", "run --scene @/unstable.toml +",
                  "; --allow-unstable runs it anyway", reads_a_scene_file},
+        BadInput{"unstable_time_step_at_its_key", "run --scene @/unstable.toml +",
+                 "unstable.toml:6: time.dt: unstable time step", reads_a_scene_file},
         BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
                  "source 0 has amplitude 3e+38, above the", reads_a_scene_file},
         BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",

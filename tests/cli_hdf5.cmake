@@ -2,7 +2,7 @@
 # equal, bit for bit, to the NPY files of the run on one process (the field and the
 # receivers' trace), the frames as an (N, ny, nx) array, and the XDMF sidecar's datasets.
 #   cmake -DCLI=... -DWORK=... -DHDF5=ON|OFF [-DPYTHON=<python3 with h5py>] [-DMPIEXEC=...]
-#         [-DPARALLEL_HDF5=ON] [-DSCENE_FILES=ON] -P cli_hdf5.cmake
+#         [-DSCENE_FILES=ON] -P cli_hdf5.cmake
 # Prints "SKIPPED: <reason>" (the test's skip expression) when it cannot run.
 if(NOT HDF5)
   # Refused in one line, before anything is written.
@@ -45,7 +45,7 @@ set(run run --scene double-slit-small --steps 37 --backend kokkos-tiled --frames
 run_wave2d("one process" ${CLI} ${run} --output one --save-npy one.npy --save-h5 one.h5)
 check("one process" one.h5 --npy one.npy --frames 5)
 set(grids)
-if(MPIEXEC AND PARALLEL_HDF5)
+if(MPIEXEC AND HDF5)
   set(grids "3:auto" "4:2x2")
 endif()
 foreach(grid ${grids})

@@ -1316,10 +1316,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput {
           "missing_checkpoint_of_a_distributed_run",
               "run --scene double-slit-small --ranks 2x1 --resume missing +",
-#if defined(WAVE2D_HAVE_MPI) && defined(WAVE2D_HAVE_PARALLEL_HDF5)
+#if defined(WAVE2D_HAVE_MPI)
               "checkpoint 'missing' does not exist"
-#elif defined(WAVE2D_HAVE_MPI)
-              "this build's HDF5 is serial, distributed runs need the parallel one"
 #else
               "--ranks: this build of wave2d has no MPI"
 #endif

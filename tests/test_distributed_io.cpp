@@ -40,16 +40,12 @@ fs::path fresh_directory(std::string const& name) {
   return directory;
 }
 
-std::string no_parallel_hdf5() {
-  return can_use_hdf5 ? "this build's HDF5 is serial: no file of several ranks" : no_hdf5_reason;
-}
-
 bool contains(std::string const& text, std::string const& part) {
   return text.find(part) != std::string::npos;
 }
 
 TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
-  if (!can_use_parallel_hdf5) GTEST_SKIP() << no_parallel_hdf5();
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
   Space space;
   Scene const scene = busy_scene(40, 30, 1);
   DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, scene, "kokkos-mdrange");
@@ -76,7 +72,7 @@ TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
 }
 
 TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
-  if (!can_use_parallel_hdf5) GTEST_SKIP() << no_parallel_hdf5();
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
   Space space;
   DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, busy_scene(40, 30, 1),
                                           "kokkos-mdrange");
@@ -119,9 +115,7 @@ Scene scene_with_receivers() {
 // run then taken to step 37: the bits of one process that ran 37 steps, the receivers' trace
 // included; for P, Q among the job's size, one less and 1.
 TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
-  if (!can_use_parallel_hdf5 || !can_checkpoint) {
-    GTEST_SKIP() << (can_checkpoint ? no_parallel_hdf5() : checkpoints_unavailable_reason());
-  }
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   Space space;
   Scene const scene = scene_with_receivers();
   std::string const backend = "kokkos-tiled";
@@ -195,8 +189,8 @@ TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
     fs::path const out = directory / side;
     e.outputs = {NpyFile{out / "f.npy"}, ReceiverFiles{out, "r", false}};
     if (can_write_png) e.outputs.push_back(Pictures{out, "s", 1.0f, 10, false});
-    if (can_use_parallel_hdf5) e.outputs.push_back(Hdf5File{out / "f.h5", 10});
-    if (can_use_parallel_hdf5 && can_checkpoint) e.outputs.push_back(Checkpoints{out / "ck", 20});
+    if (can_use_hdf5) e.outputs.push_back(Hdf5File{out / "f.h5", 10});
+    if (can_checkpoint) e.outputs.push_back(Checkpoints{out / "ck", 20});
     return e;
   };
   distributed_run(MPI_COMM_WORLD, space, check(experiment("many"))).execute();
@@ -208,7 +202,7 @@ TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
       EXPECT_TRUE(fs::exists(directory / "many" / file)) << file;
       EXPECT_EQ(read_file(directory / "many" / file), read_file(directory / "one" / file)) << file;
     }
-    if (can_use_parallel_hdf5 && can_checkpoint) {
+    if (can_checkpoint) {
       CheckpointData const many = read_checkpoint(directory / "many" / "ck");
       CheckpointData const one = read_checkpoint(directory / "one" / "ck");
       EXPECT_EQ(many.step, 29);
@@ -222,9 +216,7 @@ TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
 
 // A checkpoint of another scene: refused on every rank, before any field is read.
 TEST(DistributedCheckpoint, OfAnotherSceneIsRefusedOnEveryRank) {
-  if (!can_use_parallel_hdf5 || !can_checkpoint) {
-    GTEST_SKIP() << (can_checkpoint ? no_parallel_hdf5() : checkpoints_unavailable_reason());
-  }
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
   Space space;
   fs::path const path = fresh_directory("another_scene") / "ck";
   DistributedSimulation<Space> written(MPI_COMM_WORLD, space, busy_scene(60, 50, 1));

@@ -14,12 +14,16 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -225,7 +229,12 @@ void report_errors(bool here) { error_reporter = here; }
 
 void report_error(std::string const& message) {
   if (!error_reporter || error_reported) return;
-  std::cerr << "wave2d: error: " << message << "\n";
+  // One write: mpirun's banner, written beside it, cannot cut it in two.
+  std::string const line = "wave2d: error: " + message + "\n";
+  std::fflush(stderr);
+  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
+    // nowhere left to say it
+  }
   error_reported = true;
 }
 

@@ -213,39 +213,41 @@ struct MpiScope {  // MPI for the length of a distributed run
   MpiScope& operator=(MpiScope const&) = delete;
 };
 
-// The split is checked on every rank alike before Kokkos starts. The error is reported
-// before MPI_Finalize, which no rank leaves before rank 0 enters it: mpirun ends the job
-// once a rank has exited with a failure, and rank 0 with it.
+// The split is checked on every rank alike before Kokkos starts.
 template <class ExecutionSpace>
 void simulate_distributed(CheckedExperiment checked, Request const& request,
                           RunOptions const& options, std::vector<char*> kokkos_arguments) {
-  MpiScope const mpi;
-  int rank = 0;
   int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  report_errors(rank == 0);
+  typename DistributedSimulation<ExecutionSpace>::Options split;
+  split.ranks = *options.ranks;
   try {
-    typename DistributedSimulation<ExecutionSpace>::Options split;
-    split.ranks = *options.ranks;
-    try {
-      DistributedSimulation<ExecutionSpace>::decompose(checked.experiment.scene,
-                                                       checked.experiment.backend, split, size);
-    } catch (std::invalid_argument const& e) {
-      throw InputError("--ranks " + options.ranks_text + ": " + e.what());
-    }
-    KokkosScope const kokkos(std::move(kokkos_arguments));
-    ExecutionSpace const space;
-    auto run = setting_up(
-        [&] { return distributed_run(MPI_COMM_WORLD, space, std::move(checked), split); });
-    if (rank == 0) print_setup(run, request, space);
-    execute(run, request, options);
-  } catch (std::exception const& e) {
-    report_error(e.what());
-    throw;
+    DistributedSimulation<ExecutionSpace>::decompose(checked.experiment.scene,
+                                                     checked.experiment.backend, split, size);
+  } catch (std::invalid_argument const& e) {
+    throw InputError("--ranks " + options.ranks_text + ": " + e.what());
   }
+  KokkosScope const kokkos(std::move(kokkos_arguments));
+  ExecutionSpace const space;
+  auto run =
+      setting_up([&] { return distributed_run(MPI_COMM_WORLD, space, std::move(checked), split); });
+  if (run.processes().root()) print_setup(run, request, space);
+  execute(run, request, options);
 }
 #endif
+
+// Everything the user asked for, checked before Kokkos starts; on MPI ranks by every rank
+// alike, so that one rank's refusal is every rank's.
+CheckedExperiment checked_input(RunOptions const& options, Request& request,
+                                Processes const& processes) {
+  CheckedExperiment checked;
+  try {
+    processes.agree([&] { checked = check(experiment_from(options, request)); });
+  } catch (std::exception const& e) {
+    throw InputError(e.what());
+  }
+  return checked;
+}
 
 }  // namespace
 
@@ -260,22 +262,30 @@ void run_command(RunOptions options, std::vector<char*> kokkos_arguments) {
     options.ranks = std::array{0, 0};  // a job of several ranks splits as --ranks auto
     options.ranks_text = "auto";
   }
-  // Everything the user asked for is checked before Kokkos starts.
   remove_temporary_files_on_signals();
-  CheckedExperiment checked = [&] {
-    try {
-      return check(experiment_from(options, request));
-    } catch (std::exception const& e) {
-      throw InputError(e.what());
-    }
-  }();
-  on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
 #if defined(WAVE2D_HAVE_MPI)
-    if (options.ranks) {
-      return simulate_distributed<ExecutionSpace>(std::move(checked), request, options,
-                                                  std::move(kokkos_arguments));
+  if (options.ranks) {
+    // The error is reported before MPI_Finalize, which no rank leaves before rank 0 enters
+    // it: mpirun ends the job once a rank has exited with a failure, and rank 0 with it.
+    MpiScope const mpi;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    report_errors(rank == 0);
+    try {
+      CheckedExperiment checked = checked_input(options, request, processes_of(MPI_COMM_WORLD));
+      on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
+        simulate_distributed<ExecutionSpace>(std::move(checked), request, options,
+                                             std::move(kokkos_arguments));
+      });
+    } catch (std::exception const& e) {
+      report_error(e.what());
+      throw;
     }
+    return;
+  }
 #endif
+  CheckedExperiment checked = checked_input(options, request, Processes());
+  on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
     simulate<ExecutionSpace>(std::move(checked), request, options, std::move(kokkos_arguments));
   });
 }

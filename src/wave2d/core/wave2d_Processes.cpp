@@ -1,6 +1,7 @@
 #include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/core/wave2d_Processes.hpp>
 
+#include <exception>
 #include <stdexcept>
 #include <utility>
 
@@ -14,6 +15,12 @@ class ThisProcess final : public Processes::Group {
   int size() const override { return 1; }
   int minimum(int value) const override { return value; }
   void broadcast(void*, std::size_t, int) const override {}
+  void send(void const*, std::size_t, int) const override {
+    throw std::logic_error("wave2d::Processes: no other process to send to");
+  }
+  std::vector<std::byte> receive(int) const override {
+    throw std::logic_error("wave2d::Processes: no other process to receive from");
+  }
 };
 
 // The kinds of exception agree() carries from one rank to all.
@@ -94,6 +101,30 @@ void Processes::broadcast(std::string& text) const {
   group_->broadcast(&length, sizeof length, 0);
   text.resize(length);
   group_->broadcast(text.data(), length, 0);
+}
+
+void Processes::each_to_root(
+    std::span<std::byte const> mine,
+    std::function<void(int rank, std::span<std::byte const>)> const& take) const {
+  if (!root()) {
+    group_->send(mine.data(), mine.size(), 0);
+    return;
+  }
+  std::exception_ptr failure;
+  auto const taking = [&](int rank, std::span<std::byte const> bytes) {
+    if (failure) return;
+    try {
+      take(rank, bytes);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  };
+  taking(0, mine);
+  for (int rank = 1; rank < size(); ++rank) {
+    std::vector<std::byte> const bytes = group_->receive(rank);
+    taking(rank, bytes);
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace wave2d

@@ -6,11 +6,12 @@
 #ifndef WAVE2D_PROCESSES_HPP
 #define WAVE2D_PROCESSES_HPP
 
-#include <any>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace wave2d {
 
@@ -26,9 +27,9 @@ class Processes {
     virtual int minimum(int value) const = 0;
     // `bytes` bytes at `data` of process `root`, on every process.
     virtual void broadcast(void* data, std::size_t bytes, int root) const = 0;
-    // The implementation's handle of the group (an MPI_Comm for MPI's), for the libraries
-    // that take one (parallel HDF5); empty for this process alone.
-    virtual std::any native() const { return {}; }
+    // Point to point: `bytes` to process `to`; the bytes process `from` sends.
+    virtual void send(void const* data, std::size_t bytes, int to) const = 0;
+    virtual std::vector<std::byte> receive(int from) const = 0;
   };
 
   Processes();  // this process alone
@@ -48,6 +49,12 @@ class Processes {
   bool any(bool value) const;
   // Rank 0's `text` on every process.
   void broadcast(std::string& text) const;
+  // Every process's `mine`, on rank 0 one process's at a time, in rank order: take(rank,
+  // bytes) there, so that rank 0 never holds more than one of them. When take throws, rank
+  // 0 still receives the others' bytes (which would otherwise wait), then throws. Use it
+  // inside agree() for every process to learn of a failure.
+  void each_to_root(std::span<std::byte const> mine,
+                    std::function<void(int rank, std::span<std::byte const>)> const& take) const;
 
  private:
   std::shared_ptr<Group const> group_;

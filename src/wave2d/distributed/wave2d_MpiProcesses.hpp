@@ -7,9 +7,12 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace wave2d {
 
@@ -19,9 +22,8 @@ inline void check_mpi(int status, char const* what) {
   if (status != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
 }
 
-// The caller's ranks in a communicator of their own, without its topology: Open MPI 4.1's
-// MPI-IO (OMPIO) corrupts some collective writes over Cartesian communicators (seen on 3
-// ranks), and the group's calls must not mix with the caller's messages.
+// The caller's ranks in a communicator of their own, so that the group's messages never
+// mix with the caller's.
 class MpiGroup final : public Processes::Group {
  public:
   explicit MpiGroup(MPI_Comm comm) {
@@ -52,7 +54,30 @@ class MpiGroup final : public Processes::Group {
       bytes -= std::size_t(count);
     }
   }
-  std::any native() const override { return comm_; }
+  void send(void const* data, std::size_t bytes, int to) const override {
+    std::uint64_t size = bytes;
+    check_mpi(MPI_Send(&size, 1, MPI_UINT64_T, to, 0, comm_), "MPI_Send");
+    auto const* at = static_cast<char const*>(data);
+    while (bytes > 0) {  // counts are ints
+      int const count = bytes > std::size_t(INT_MAX) ? INT_MAX : int(bytes);
+      check_mpi(MPI_Send(at, count, MPI_BYTE, to, 0, comm_), "MPI_Send");
+      at += count;
+      bytes -= std::size_t(count);
+    }
+  }
+  std::vector<std::byte> receive(int from) const override {
+    std::uint64_t size = 0;
+    check_mpi(MPI_Recv(&size, 1, MPI_UINT64_T, from, 0, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    std::vector<std::byte> bytes(size);
+    auto* at = reinterpret_cast<char*>(bytes.data());
+    while (size > 0) {
+      int const count = size > std::uint64_t(INT_MAX) ? INT_MAX : int(size);
+      check_mpi(MPI_Recv(at, count, MPI_BYTE, from, 0, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+      at += count;
+      size -= std::uint64_t(count);
+    }
+    return bytes;
+  }
 
  private:
   int rank_ = 0;

@@ -161,8 +161,8 @@ void check_checkpoint_matches(fs::path const& path, CheckpointData const& data, 
   if (data.receivers != scene.receivers.size()) {
     throw CheckpointError(name + " is of another scene: it has the trace of " +
                           std::to_string(data.receivers) +
-                          (data.receivers == 1 ? " receiver" : " receivers") +
-                          ", this scene has " + std::to_string(scene.receivers.size()));
+                          (data.receivers == 1 ? " receiver" : " receivers") + ", this scene has " +
+                          std::to_string(scene.receivers.size()));
   }
   if (data.receivers_hash != receivers_hash(scene)) {
     throw CheckpointError(name + " is of another scene: its receivers are at other cells");

@@ -3,15 +3,13 @@
 #include <wave2d/io/wave2d_Output.hpp>
 
 #if defined(WAVE2D_HAVE_HDF5)
+#include <wave2d/io/detail/wave2d_Hdf5Driver.hpp>
 #include <wave2d/io/detail/wave2d_Hdf5Handles.hpp>
-#endif
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-#include <mpi.h>
 #endif
 
 #include <algorithm>
-#include <any>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -58,7 +56,13 @@ std::string hdf5_error() {
   std::string message;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &message);
   H5Eclear2(H5E_DEFAULT);
-  for (char& c : message) c = c == '\n' ? ' ' : c;
+  // A system call's failure, as HDF5 words it ("..., errno = 28, error message = '...'"):
+  // the system's message alone.
+  if (auto const at = message.find("errno = "); at != std::string::npos) {
+    int const error = std::atoi(message.c_str() + at + 8);
+    if (error > 0) return std::strerror(error);
+  }
+  message = message.substr(0, message.find_first_of("\r\n"));
   return message.empty() ? "HDF5 error" : "HDF5: " + message;
 }
 
@@ -73,46 +77,10 @@ QuietHdf5Errors::QuietHdf5Errors() {
 
 QuietHdf5Errors::~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
 
-Hdf5Handle file_access(Processes const& processes) {
-  Hdf5Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-  if (processes.size() > 1) {
-    // The group's communicator: an MpiGroup's (distributed/wave2d_MpiProcesses.hpp).
-    auto const comm = std::any_cast<MPI_Comm>(processes.group().native());
-    check(H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL), "MPI-IO");
-    // Metadata read by rank 0 and broadcast: one reader instead of every rank.
-    check(H5Pset_all_coll_metadata_ops(access.get(), true), "collective metadata");
-    check(H5Pset_coll_metadata_write(access.get(), true), "collective metadata");
-  }
-#else
-  (void)processes;
-#endif
-  return access;
-}
-
-Hdf5Handle block_transfer(Processes const& processes) {
-  Hdf5Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "transfer properties");
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
-  if (processes.size() > 1) {
-    check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "collective MPI-IO");
-  }
-#else
-  (void)processes;
-#endif
-  return transfer;
-}
-
 Hdf5Handle dataspace(std::span<hsize_t const> dims, std::span<hsize_t const> maxima) {
   return Hdf5Handle(
       H5Screate_simple(int(dims.size()), dims.data(), maxima.empty() ? nullptr : maxima.data()),
       H5Sclose, "dataspace");
-}
-
-Hdf5Handle empty_selection() {
-  hsize_t const one = 1;
-  Hdf5Handle space = dataspace({&one, 1});
-  check(H5Sselect_none(space.get()), "empty selection");
-  return space;
 }
 
 namespace {
@@ -123,10 +91,6 @@ std::pair<Hdf5Handle, Hdf5Handle> grid_selection(hid_t dataset, std::span<hsize_
   Hdf5Handle file_space(H5Dget_space(dataset), H5Sclose, "dataset space");
   int const rank = H5Sget_simple_extent_ndims(file_space.get());
   if (rank != int(leading.size()) + 2) throw std::runtime_error("dataset of another rank");
-  if (rect.cells() == 0) {
-    check(H5Sselect_none(file_space.get()), "empty selection");
-    return {std::move(file_space), empty_selection()};
-  }
   std::vector<hsize_t> start(leading.begin(), leading.end());
   std::vector<hsize_t> count(leading.size(), 1);
   start.insert(start.end(), {hsize_t(rect.y0), hsize_t(rect.x0)});
@@ -139,22 +103,22 @@ std::pair<Hdf5Handle, Hdf5Handle> grid_selection(hid_t dataset, std::span<hsize_
 
 }  // namespace
 
-void write_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading,
-                      GridRect rect, float const* values) {
+void write_grid_block(hid_t dataset, std::span<hsize_t const> leading, GridRect rect,
+                      float const* values) {
+  if (rect.cells() == 0) return;
   auto const [file_space, memory_space] = grid_selection(dataset, leading, rect);
-  float const none = 0.0f;
-  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), transfer,
-                 rect.cells() == 0 ? &none : values),
+  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                 values),
         "writing");
 }
 
-void read_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading, GridRect rect,
+void read_grid_block(hid_t dataset, std::span<hsize_t const> leading, GridRect rect,
                      float* values) {
+  if (rect.cells() == 0) return;
   auto const [file_space, memory_space] = grid_selection(dataset, leading, rect);
-  float none = 0.0f;
-  check(H5Dread(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), transfer,
-                rect.cells() == 0 ? &none : values),
-        "reading");
+  check(
+      H5Dread(dataset, H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT, values),
+      "reading");
 }
 
 namespace {
@@ -233,8 +197,9 @@ std::string read_string_attribute(hid_t object, char const* name) {
 
 bool has_attribute(hid_t object, char const* name) { return H5Aexists(object, name) > 0; }
 
-void write_columns(hid_t dataset, hid_t transfer, std::int64_t rows,
-                   std::span<std::int32_t const> columns, std::span<float const> values) {
+void write_columns(hid_t dataset, std::int64_t rows, std::span<std::int32_t const> columns,
+                   std::span<float const> values) {
+  if (columns.empty() || rows == 0) return;
   // Each column rows x 1 at (0, column): the union of the selections is ordered as the
   // file is, row-major, which is the values' own order.
   Hdf5Handle const file_space(H5Dget_space(dataset), H5Sclose, "dataset space");
@@ -246,22 +211,21 @@ void write_columns(hid_t dataset, hid_t transfer, std::int64_t rows,
           "column selection");
   }
   hsize_t const held = values.size();
-  Hdf5Handle const memory = held > 0 ? dataspace({&held, 1}) : empty_selection();
-  float const none = 0.0f;
-  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory.get(), file_space.get(), transfer,
-                 held > 0 ? values.data() : &none),
+  Hdf5Handle const memory = dataspace({&held, 1});
+  check(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory.get(), file_space.get(), H5P_DEFAULT,
+                 values.data()),
         "writing the receivers' trace");
 }
 
 namespace {
 
 // Data and metadata on disk before the rename makes the file visible under its name.
-void sync_file(std::filesystem::path const& path) {
+void sync_file(std::filesystem::path const& path, std::filesystem::path const& named) {
   int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || (::fsync(fd) != 0 && errno != EINVAL)) {
     std::string const reason = std::strerror(errno);
     if (fd >= 0) ::close(fd);
-    throw std::runtime_error("syncing: " + reason);
+    throw OutputError("cannot write '" + named.string() + "': " + reason);
   }
   ::close(fd);
 }
@@ -270,41 +234,53 @@ void sync_file(std::filesystem::path const& path) {
 
 TemporaryHdf5File::TemporaryHdf5File(std::filesystem::path const& path, Processes const& processes)
     : processes_(processes), path_(path) {
-  std::string target;
-  std::string temporary;
-  run([] {},
-      [&] {
-        if (!processes.root()) return;
-        OutputTarget const resolved = output_target(path);
-        if (resolved.write_through) {
-          throw OutputError("cannot write '" + path.string() +
-                            "': an HDF5 file is written to a regular file, not a device");
-        }
-        target = resolved.path.string();
-        temporary = temporary_path(resolved.path).string();
-      });
-  processes.broadcast(target);
-  processes.broadcast(temporary);
-  target_ = target;
-  temporary_ = temporary;
-  if (processes.root()) registered_.emplace(temporary_);
-  run([] {},
-      [&] {
-        transfer_ = block_transfer(processes);
-        Hdf5Handle const access = file_access(processes);
-        check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file format");
-        file_ = Hdf5Handle(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
-                           H5Fclose, "creating the file");
-      });
+  processes_.agree([&] {
+    if (!processes_.root()) return;
+    OutputTarget const resolved = output_target(path);
+    if (resolved.write_through) {
+      throw OutputError("cannot write '" + path.string() +
+                        "': an HDF5 file is written to a regular file, not a device");
+    }
+    target_ = resolved.path;
+    temporary_ = temporary_path(resolved.path);
+    registered_.emplace(temporary_);
+    QuietHdf5Errors const quiet;
+    try {
+      Hdf5Handle const access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
+      check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file format");
+      use_recording_driver(access.get());
+      take_refused_open();
+      hid_t const id = H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get());
+      if (id < 0) {
+        int const refused = take_refused_open();
+        throw OutputError("cannot write '" + path.string() +
+                          "': " + (refused != 0 ? std::strerror(refused) : hdf5_error()));
+      }
+      file_ = Hdf5Handle(id, H5Fclose, "creating the file");
+      fail_if_refused();
+    } catch (...) {
+      abandon();
+      throw;
+    }
+  });
 }
 
 TemporaryHdf5File::~TemporaryHdf5File() {
-  if (committed_) return;
+  if (!committed_) abandon();
+}
+
+void TemporaryHdf5File::abandon() noexcept {
+  if (!processes_.root()) return;
   QuietHdf5Errors const quiet;
-  file_.reset();
-  if (processes_.root() && !temporary_.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary_, ignored);
+  file_.reset();  // the driver refuses HDF5 nothing, so that the close succeeds
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+  registered_.reset();
+}
+
+void TemporaryHdf5File::fail_if_refused() const {
+  if (file_.get() < 0) return;  // closed: commit() said what it refused
+  if (int const error = recorded_error(file_.get())) {
+    throw OutputError("cannot write '" + path_.string() + "': " + std::strerror(error));
   }
 }
 
@@ -316,25 +292,84 @@ void TemporaryHdf5File::run(std::function<void()> const& checks,
     try {
       f();
     } catch (OutputError const&) {
+      if (processes_.root()) fail_if_refused();
       throw;
     } catch (std::runtime_error const& e) {
+      // HDF5 reading back what the disk refused fails for that: say the refusal.
+      if (processes_.root()) fail_if_refused();
       throw OutputError("cannot write '" + path_.string() + "': " + e.what());
     }
+    if (processes_.root()) fail_if_refused();
   });
 }
 
-void TemporaryHdf5File::commit() {
-  run([] {},
-      [&] {
-        file_.close("closing the file");
-        if (!processes_.root()) return;
-        sync_file(temporary_);
-        std::error_code error;
-        std::filesystem::rename(temporary_, target_, error);
-        if (error) throw OutputError("cannot write '" + path_.string() + "': " + error.message());
-        registered_.reset();
-      });
+void TemporaryHdf5File::commit(std::function<void()> const& before_rename) {
+  processes_.agree([&] {
+    if (!processes_.root()) return;
+    QuietHdf5Errors const quiet;
+    int closed = 0;
+    report_error_at_close(file_.get(), &closed);
+    try {
+      file_.close("closing the file");
+    } catch (std::runtime_error const& e) {
+      throw OutputError("cannot write '" + path_.string() + "': " + e.what());
+    }
+    if (closed != 0) {
+      throw OutputError("cannot write '" + path_.string() + "': " + std::strerror(closed));
+    }
+    sync_file(temporary_, path_);
+    if (before_rename) before_rename();
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+      throw OutputError("cannot write '" + path_.string() + "': " + std::strerror(errno));
+    }
+    registered_.reset();
+    committed_ = true;
+  });
   committed_ = true;
+}
+
+std::vector<std::byte> pack_block(GridRect rect, std::span<float const> values) {
+  std::int64_t const head[4] = {rect.x0, rect.y0, rect.nx, rect.ny};
+  std::vector<std::byte> bytes(sizeof head + values.size_bytes());
+  std::memcpy(bytes.data(), head, sizeof head);
+  if (!values.empty()) std::memcpy(bytes.data() + sizeof head, values.data(), values.size_bytes());
+  return bytes;
+}
+
+void write_blocks(Processes const& processes, hid_t dataset, std::span<hsize_t const> leading,
+                  GridRect mine, std::span<float const> values) {
+  processes.each_to_root(pack_block(mine, values), [&](int, std::span<std::byte const> bytes) {
+    std::int64_t head[4];
+    std::memcpy(head, bytes.data(), sizeof head);
+    GridRect const rect{head[0], head[1], head[2], head[3]};
+    auto const* cells = reinterpret_cast<float const*>(bytes.data() + sizeof head);
+    write_grid_block(dataset, leading, rect, cells);
+  });
+}
+
+void write_all_columns(Processes const& processes, hid_t dataset, std::int64_t rows,
+                       std::span<std::int32_t const> columns, std::span<float const> values) {
+  std::int64_t const head[2] = {rows, std::int64_t(columns.size())};
+  std::vector<std::byte> mine(sizeof head + columns.size_bytes() + values.size_bytes());
+  std::memcpy(mine.data(), head, sizeof head);
+  if (!columns.empty()) {
+    std::memcpy(mine.data() + sizeof head, columns.data(), columns.size_bytes());
+  }
+  if (!values.empty()) {
+    std::memcpy(mine.data() + sizeof head + columns.size_bytes(), values.data(),
+                values.size_bytes());
+  }
+  processes.each_to_root(mine, [&](int, std::span<std::byte const> bytes) {
+    std::int64_t got[2];
+    std::memcpy(got, bytes.data(), sizeof got);
+    auto const count = std::size_t(got[1]);
+    auto const* at = bytes.data() + sizeof got;
+    std::span<std::int32_t const> const held(reinterpret_cast<std::int32_t const*>(at), count);
+    std::span<float const> const trace(
+        reinterpret_cast<float const*>(at + count * sizeof(std::int32_t)),
+        std::size_t(got[0]) * count);
+    write_columns(dataset, got[0], held, trace);
+  });
 }
 
 Hdf5Handle string_type(std::size_t width) {

@@ -1,7 +1,7 @@
 // What wave2d's HDF5 files share: written or read by Processes (core/wave2d_Processes.hpp),
 // each with its block of the grid (the whole grid for one process); every call on a file of
-// several processes is collective. Needs HDF5: the serial libhdf5-dev, or
-// libhdf5-openmpi-dev, whose MPI-IO lets the ranks of a distributed run write one file.
+// several processes is collective, and rank 0 alone writes it. Needs HDF5: libhdf5-dev, or
+// libhdf5-openmpi-dev (its MPI flavour, used as a serial library).
 #ifndef WAVE2D_HDF5_HPP
 #define WAVE2D_HDF5_HPP
 
@@ -14,14 +14,6 @@ namespace wave2d {
 // Whether this build reads and writes HDF5 files.
 inline constexpr bool can_use_hdf5 =
 #if defined(WAVE2D_HAVE_HDF5)
-    true;
-#else
-    false;
-#endif
-
-// Whether the ranks of an MPI job can write one HDF5 file together.
-inline constexpr bool can_use_parallel_hdf5 =
-#if defined(WAVE2D_HAVE_PARALLEL_HDF5)
     true;
 #else
     false;

@@ -1,5 +1,5 @@
-// Checkpoints as HDF5 files (the format in wave2d_Checkpoint.hpp): written and read in
-// blocks of the grid by any number of processes.
+// Checkpoints as HDF5 files (the format in wave2d_Checkpoint.hpp): written by rank 0 from
+// the blocks of the grid of any number of processes, and read in blocks by each.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
@@ -193,10 +193,10 @@ struct OpenCheckpoint {
     processes.agree([&] {
       if (processes.root()) check_kind(path, refuse);
     });
+    // Every process reads its part on its own, read-only.
     processes.agree([&] {
       detail::QuietHdf5Errors const quiet;
-      Hdf5Handle const access = detail::file_access(processes);
-      hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get());
+      hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
       if (id < 0) throw refuse("cannot be read: " + detail::hdf5_error());
       file = Hdf5Handle(id, H5Fclose, "opening");
       refusing_errors(refuse, [&] { header = read_header(file.get(), refuse); });
@@ -204,13 +204,13 @@ struct OpenCheckpoint {
   }
 };
 
-// Reads `rect` of a field, or the whole trace, into `values`; collective. A checksum that
-// does not match is HDF5's read error.
-void read_values(hid_t set, hid_t transfer, GridRect rect, std::vector<float>& values,
-                 Refuse const& refuse, char const* name) {
+// Reads `rect` of a field, or the whole trace, into `values`. A checksum that does not
+// match is HDF5's read error.
+void read_values(hid_t set, GridRect rect, std::vector<float>& values, Refuse const& refuse,
+                 char const* name) {
   values.resize(std::size_t(rect.cells()));
   try {
-    detail::read_grid_block(set, transfer, {}, rect, values.data());
+    detail::read_grid_block(set, {}, rect, values.data());
   } catch (std::runtime_error const& e) {
     throw refuse(std::string("is corrupted (") + name + " cannot be read back: " + e.what() + ")");
   }
@@ -249,14 +249,13 @@ CheckpointData read_region(fs::path const& path, Window const& region, Processes
       throw refuse("is too large: " + *shortfall);
     }
   });
-  Hdf5Handle const transfer = detail::block_transfer(processes);
   processes.agree([&] {
     detail::QuietHdf5Errors const quiet;
     GridRect const rect{cells.x0, cells.y0, cells.nx, cells.ny};
-    read_values(previous.get(), transfer.get(), rect, data.previous, refuse, "/field/previous");
-    read_values(current.get(), transfer.get(), rect, data.current, refuse, "/field/current");
+    read_values(previous.get(), rect, data.previous, refuse, "/field/previous");
+    read_values(current.get(), rect, data.current, refuse, "/field/current");
     if (trace) {
-      read_values(trace.get(), transfer.get(), {0, 0, data.receivers, rows}, data.trace, refuse,
+      read_values(trace.get(), {0, 0, data.receivers, rows}, data.trace, refuse,
                   "/receivers/trace");
     }
     check_checkpoint_finite(path, data, region);
@@ -283,26 +282,36 @@ void write_checkpoint(fs::path const& path, CheckpointData const& header, Window
     }
   });
   detail::TemporaryHdf5File file(path, processes);
+  bool const writer = processes.root();
   file.run([] {},
            [&] {
-             write_header(file.get(), header, processes.size());
-             Hdf5Handle const group(
-                 H5Gcreate2(file.get(), "/field", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                 "group field");
+             Hdf5Handle group;
+             if (writer) {
+               write_header(file.get(), header, processes.size());
+               group = Hdf5Handle(
+                   H5Gcreate2(file.get(), "/field", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "group field");
+             }
              GridRect const rect{block.x0, block.y0, block.nx, block.ny};
              for (auto [name, values] :
                   {std::pair{"/field/previous", previous}, {"/field/current", current}}) {
-               Hdf5Handle const set =
-                   checksummed_dataset(file.get(), name, hsize_t(header.ny), hsize_t(header.nx));
-               detail::write_grid_block(set.get(), file.transfer(), {}, rect, values.data());
+               Hdf5Handle set;
+               if (writer) {
+                 set =
+                     checksummed_dataset(file.get(), name, hsize_t(header.ny), hsize_t(header.nx));
+               }
+               detail::write_blocks(processes, set.get(), {}, rect, values);
              }
              if (header.receivers == 0) return;
-             Hdf5Handle const receivers(
-                 H5Gcreate2(file.get(), "/receivers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 H5Gclose, "group receivers");
-             Hdf5Handle const set = checksummed_dataset(
-                 file.get(), "/receivers/trace", hsize_t(header.trace_rows()), header.receivers);
-             detail::write_columns(set.get(), file.transfer(), header.trace_rows(), columns, trace);
+             Hdf5Handle receivers, set;
+             if (writer) {
+               receivers = Hdf5Handle(
+                   H5Gcreate2(file.get(), "/receivers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "group receivers");
+               set = checksummed_dataset(file.get(), "/receivers/trace",
+                                         hsize_t(header.trace_rows()), header.receivers);
+             }
+             detail::write_all_columns(processes, set.get(), header.trace_rows(), columns, trace);
            });
   file.commit();
 }

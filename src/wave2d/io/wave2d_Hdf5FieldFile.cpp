@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
@@ -29,10 +30,27 @@ namespace {
 using detail::GridRect;
 using detail::Hdf5Handle;
 
+// Text as XML character data and attribute values take it.
+std::string xml_escaped(std::string_view text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '&': escaped += "&amp;"; break;
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '"': escaped += "&quot;"; break;
+      case '\'': escaped += "&apos;"; break;
+      default: escaped += c;
+    }
+  }
+  return escaped;
+}
+
 // The XDMF 2 sidecar: each frame a uniform grid of ny x nx nodes, spacing dx, its u a
-// hyperslab of /frames/u; then the final field.
-std::string xdmf_text(std::string const& file, std::int32_t nx, std::int32_t ny, float dx,
+// hyperslab of /frames/u; then the final field. `name` is the HDF5 file's, beside it.
+std::string xdmf_text(std::string const& name, std::int32_t nx, std::int32_t ny, float dx,
                       std::vector<double> const& frame_times, std::optional<double> field_time) {
+  std::string const file = xml_escaped(name);
   std::ostringstream out;
   out.precision(17);
   std::string const dims = std::to_string(ny) + " " + std::to_string(nx);
@@ -90,6 +108,7 @@ struct FieldFile::State {
   float dt = 0.0f;
   float t0 = 0.0f;
   std::vector<Receiver> receivers;
+  // Rank 0's: the file is its alone.
   Hdf5Handle frames_u;
   Hdf5Handle frames_step;
   Hdf5Handle frames_time;
@@ -97,7 +116,7 @@ struct FieldFile::State {
   std::optional<double> field_time;
 
   Processes const& processes() const { return file->processes(); }
-  hid_t transfer() const { return file->transfer(); }
+  bool writer() const { return processes().root(); }
   void run(std::function<void()> const& checks, std::function<void()> const& f) const {
     file->run(checks, f);
   }
@@ -134,20 +153,15 @@ struct FieldFile::State {
         H5Dclose, std::string("dataset ") + name);
   }
 
-  // Element `index` of a 1-D dataset, written by rank 0 alone.
-  void write_element(hid_t set, hid_t type, hsize_t index, void const* value) const {
+  // Element `index` of a 1-D dataset.
+  static void write_element(hid_t set, hid_t type, hsize_t index, void const* value) {
     Hdf5Handle const file_space(H5Dget_space(set), H5Sclose, "dataset space");
     hsize_t const one = 1;
-    Hdf5Handle memory = detail::dataspace({&one, 1});
-    if (processes().root()) {
-      detail::check(
-          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &index, nullptr, &one, nullptr),
-          "element selection");
-    } else {
-      detail::check(H5Sselect_none(file_space.get()), "empty selection");
-      memory = detail::empty_selection();
-    }
-    detail::check(H5Dwrite(set, type, memory.get(), file_space.get(), transfer(), value),
+    Hdf5Handle const memory = detail::dataspace({&one, 1});
+    detail::check(
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &index, nullptr, &one, nullptr),
+        "element selection");
+    detail::check(H5Dwrite(set, type, memory.get(), file_space.get(), H5P_DEFAULT, value),
                   "writing");
   }
 
@@ -182,13 +196,8 @@ struct FieldFile::State {
     auto const write_all = [&](char const* name, hid_t file_type, hid_t memory_type,
                                void const* values) {
       Hdf5Handle const set = dataset(name, file_type, count);
-      Hdf5Handle const memory =
-          processes().root() ? detail::dataspace(count) : detail::empty_selection();
-      Hdf5Handle const file_space(H5Dget_space(set.get()), H5Sclose, "dataset space");
-      if (!processes().root()) detail::check(H5Sselect_none(file_space.get()), "selection");
-      detail::check(
-          H5Dwrite(set.get(), memory_type, memory.get(), file_space.get(), transfer(), values),
-          std::string("writing ") + name);
+      detail::check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values),
+                    std::string("writing ") + name);
     };
     write_all("/receivers/x", H5T_NATIVE_INT32, H5T_NATIVE_INT32, x.data());
     write_all("/receivers/y", H5T_NATIVE_INT32, H5T_NATIVE_INT32, y.data());
@@ -216,6 +225,7 @@ FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& blo
   s.file.emplace(path, processes);
   s.run([] {},
         [&] {
+          if (!s.writer()) return;
           hid_t const root = s.file->get();
           detail::write_attribute(root, "format", std::string("wave2d fields"));
           detail::write_attribute(root, "format_version", field_file_format_version);
@@ -244,20 +254,22 @@ std::int64_t FieldFile::frames() const { return std::int64_t(state_->frame_times
 
 void FieldFile::write_frame(std::int64_t step, std::span<float const> u) {
   State& s = *state_;
+  hsize_t const index = s.frame_times.size();
+  double const time = s.time(step);
   s.run([&] { s.check_block(u, "the frame"); },
         [&] {
-          if (!s.frames_u) s.create_frames();
-          hsize_t const index = s.frame_times.size();
-          hsize_t const grown[3] = {index + 1, hsize_t(s.ny), hsize_t(s.nx)};
-          detail::check(H5Dset_extent(s.frames_u.get(), grown), "growing /frames/u");
-          detail::check(H5Dset_extent(s.frames_step.get(), grown), "growing /frames/step");
-          detail::check(H5Dset_extent(s.frames_time.get(), grown), "growing /frames/time");
-          detail::write_grid_block(s.frames_u.get(), s.transfer(), {&index, 1}, s.block, u.data());
-          double const time = s.time(step);
-          s.write_element(s.frames_step.get(), H5T_NATIVE_INT64, index, &step);
-          s.write_element(s.frames_time.get(), H5T_NATIVE_DOUBLE, index, &time);
-          s.frame_times.push_back(time);
+          if (s.writer()) {
+            if (!s.frames_u) s.create_frames();
+            hsize_t const grown[3] = {index + 1, hsize_t(s.ny), hsize_t(s.nx)};
+            detail::check(H5Dset_extent(s.frames_u.get(), grown), "growing /frames/u");
+            detail::check(H5Dset_extent(s.frames_step.get(), grown), "growing /frames/step");
+            detail::check(H5Dset_extent(s.frames_time.get(), grown), "growing /frames/time");
+            s.write_element(s.frames_step.get(), H5T_NATIVE_INT64, index, &step);
+            s.write_element(s.frames_time.get(), H5T_NATIVE_DOUBLE, index, &time);
+          }
+          detail::write_blocks(s.processes(), s.frames_u.get(), {&index, 1}, s.block, u);
         });
+  s.frame_times.push_back(time);
 }
 
 void FieldFile::write_field(std::int64_t step, std::span<float const> previous,
@@ -270,17 +282,21 @@ void FieldFile::write_field(std::int64_t step, std::span<float const> previous,
         if (s.field_time) throw std::invalid_argument("wave2d::FieldFile: the field is written");
       },
       [&] {
-        Hdf5Handle const group = s.group("field");
+        Hdf5Handle group;
         std::vector<hsize_t> const dims{hsize_t(s.ny), hsize_t(s.nx)};
+        if (s.writer()) group = s.group("field");
         for (auto [name, values] :
              {std::pair{"/field/previous", previous}, {"/field/current", current}}) {
-          Hdf5Handle const set = s.dataset(name, H5T_NATIVE_FLOAT, dims);
-          detail::write_grid_block(set.get(), s.transfer(), {}, s.block, values.data());
+          Hdf5Handle set;
+          if (s.writer()) set = s.dataset(name, H5T_NATIVE_FLOAT, dims);
+          detail::write_blocks(s.processes(), set.get(), {}, s.block, values);
         }
-        detail::write_attribute(group.get(), "step", step);
-        detail::write_attribute(group.get(), "time", s.time(step));
-        s.field_time = s.time(step);
+        if (s.writer()) {
+          detail::write_attribute(group.get(), "step", step);
+          detail::write_attribute(group.get(), "time", s.time(step));
+        }
       });
+  s.field_time = s.time(step);
 }
 
 void FieldFile::write_receivers(std::int64_t first_step, std::int64_t rows,
@@ -305,13 +321,16 @@ void FieldFile::write_receivers(std::int64_t first_step, std::int64_t rows,
         }
       },
       [&] {
-        s.write_receiver_cells();
-        Hdf5Handle const trace =
-            s.dataset("/receivers/trace", H5T_NATIVE_FLOAT, {hsize_t(rows), hsize_t(receivers)});
-        Hdf5Handle const group(H5Gopen2(s.file->get(), "receivers", H5P_DEFAULT), H5Gclose,
-                               "group receivers");
-        detail::write_attribute(group.get(), "first_step", first_step);
-        detail::write_columns(trace.get(), s.transfer(), rows, columns, values);
+        Hdf5Handle trace;
+        if (s.writer()) {
+          s.write_receiver_cells();
+          trace =
+              s.dataset("/receivers/trace", H5T_NATIVE_FLOAT, {hsize_t(rows), hsize_t(receivers)});
+          Hdf5Handle const group(H5Gopen2(s.file->get(), "receivers", H5P_DEFAULT), H5Gclose,
+                                 "group receivers");
+          detail::write_attribute(group.get(), "first_step", first_step);
+        }
+        detail::write_all_columns(s.processes(), trace.get(), rows, columns, values);
       });
 }
 
@@ -323,15 +342,29 @@ void FieldFile::commit() {
             handle->close("closing a dataset");
           }
         });
-  s.file->commit();
   fs::path const& path = s.file->path();
-  s.run([] {},
-        [&] {
-          if (!s.processes().root()) return;
-          std::string const text =
-              xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
-          write_stream_atomically(xdmf_path(path), [&](std::ostream& out) { out << text; });
-        });
+  // The sidecar is made before the file takes its name, and takes its own after: a
+  // sidecar that cannot be written leaves the file as it was.
+  std::optional<fs::path> sidecar;
+  auto const remove_sidecar = [&] {
+    if (sidecar) ::unlink(sidecar->c_str());
+  };
+  try {
+    s.file->commit([&] {
+      std::string const text =
+          xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
+      sidecar = write_temporary(xdmf_path(path), text);
+    });
+    s.run([] {},
+          [&] {
+            if (!s.writer()) return;
+            rename_temporary(*sidecar, xdmf_path(path));
+            sidecar.reset();
+          });
+  } catch (...) {
+    remove_sidecar();
+    throw;
+  }
 }
 
 #else  // no HDF5

@@ -132,7 +132,11 @@ std::optional<std::string> try_create_and_rename(fs::path const& temporary,
     std::string const reason = describe_errno();
     return "cannot create files in '" + folder.string() + "': " + reason;
   }
-  ::close(fd);
+  if (::close(fd) != 0) {  // a disk that fails a file of nothing fails the outputs too
+    std::string const reason = describe_errno();
+    ::unlink(temporary.c_str());
+    return "cannot create files in '" + folder.string() + "': " + reason;
+  }
   if (::rename(temporary.c_str(), renamed.c_str()) != 0) {
     std::string const reason = describe_errno();
     ::unlink(temporary.c_str());
@@ -368,6 +372,21 @@ void write_file_atomically(fs::path const& path,
   }
 }
 
+namespace {
+
+// A file's data on disk: a rename then never shows an empty or partial file after a crash.
+void sync(fs::path const& file, fs::path const& named) {
+  int const fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (::fsync(fd) != 0 && errno != EINVAL)) {  // EINVAL: a device
+    std::string const reason = describe_errno();
+    if (fd >= 0) ::close(fd);
+    fail(named, reason);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
 void write_stream_atomically(fs::path const& path,
                              std::function<void(std::ostream& out)> const& write) {
   write_file_atomically(path, [&](fs::path const& temporary) {
@@ -375,9 +394,39 @@ void write_stream_atomically(fs::path const& path,
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) fail(path, describe_errno());
     write(out);
+    out.flush();
+    if (!out) fail(path, describe_errno());
     out.close();
     if (!out) fail(path, describe_errno());
+    if (temporary != path) sync(temporary, path);
   });
+}
+
+fs::path write_temporary(fs::path const& path, std::string_view text) {
+  fs::path const temporary = temporary_path(output_target(path).path);
+  try {
+    errno = 0;
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, describe_errno());
+    out << text;
+    out.flush();
+    if (!out) fail(path, describe_errno());
+    out.close();
+    if (!out) fail(path, describe_errno());
+    sync(temporary, path);
+  } catch (...) {
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  return temporary;
+}
+
+void rename_temporary(fs::path const& temporary, fs::path const& path) {
+  if (::rename(temporary.c_str(), output_target(path).path.c_str()) != 0) {
+    std::string const reason = describe_errno();
+    ::unlink(temporary.c_str());
+    fail(path, reason);
+  }
 }
 
 std::string npy_header(std::span<std::int64_t const> shape) {

@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wave2d {
@@ -83,9 +84,16 @@ class RegisteredTemporary {
   std::size_t slot_;
 };
 
-// The same for a writer that fills a binary stream; a failed stream is an OutputError.
+// The same for a writer that fills a binary stream, the file synced before it is renamed; a
+// failed stream is an OutputError.
 void write_stream_atomically(std::filesystem::path const& path,
                              std::function<void(std::ostream& out)> const& write);
+
+// write_file_atomically in two halves, for a file renamed together with another: `text`
+// under a temporary name beside `path`'s target, synced (its name returned), then renamed
+// there. Each removes the temporary when it fails, with an OutputError naming `path`.
+std::filesystem::path write_temporary(std::filesystem::path const& path, std::string_view text);
+void rename_temporary(std::filesystem::path const& temporary, std::filesystem::path const& path);
 
 // The header of a little-endian float32 NumPy .npy file of this shape (C order); the data
 // follows it, at a multiple of 64 bytes.

@@ -151,26 +151,13 @@ class RankWindow final : public Part<ExecutionSpace> {
 
 // Collective over `comm` (which the caller keeps owning): the checked experiment set up on
 // its ranks, split as `options` says (DistributedSimulation::Options; its validation and plan
-// are the experiment's). Throws on every rank if anything fails on any: as Run's
-// constructor, and OutputError or CheckpointError for an HDF5 output or a checkpoint where
-// this build's HDF5 is serial.
+// are the experiment's). Throws on every rank if anything fails on any, as Run's
+// constructor does.
 template <class ExecutionSpace>
 Run<ExecutionSpace> distributed_run(
     MPI_Comm comm, ExecutionSpace const& space, CheckedExperiment checked,
     typename DistributedSimulation<ExecutionSpace>::Options options = {}) {
   Experiment const& e = checked.experiment;
-  if (!can_use_parallel_hdf5) {
-    std::string const serial =
-        can_use_hdf5 ? "this build's HDF5 is serial, distributed runs need the parallel one "
-                       "(install libhdf5-openmpi-dev and rebuild)"
-                     : no_hdf5_reason;
-    if (auto const* h5 = detail::find_output<Hdf5File>(e.outputs)) {
-      throw OutputError("cannot write '" + h5->path.string() + "': " + serial);
-    }
-    if (detail::find_output<Checkpoints>(e.outputs) || e.resume) {
-      throw CheckpointError("checkpoints of distributed runs: " + serial);
-    }
-  }
   options.validation = e.validation;
   options.plan = e.plan;
   auto part = std::make_unique<detail::RankWindow<ExecutionSpace>>(comm, space, e.scene, e.backend,

@@ -68,16 +68,8 @@ class QuietHdf5Errors {
   void* data_ = nullptr;
 };
 
-// File access for the processes: MPI-IO over their communicator, or the default driver.
-Hdf5Handle file_access(Processes const& processes);
-// Transfers of the processes' blocks: collective MPI-IO, or the default.
-Hdf5Handle block_transfer(Processes const& processes);
-
 // A dataspace of these dimensions; maxima for an extendible one.
 Hdf5Handle dataspace(std::span<hsize_t const> dims, std::span<hsize_t const> maxima = {});
-// A dataspace with nothing selected, for a process that writes or reads nothing in a
-// collective transfer.
-Hdf5Handle empty_selection();
 
 // Cells [x0, x0 + nx) x [y0, y0 + ny) of a grid.
 struct GridRect {
@@ -90,12 +82,10 @@ struct GridRect {
 
 // Writes `values` (rect's cells, row-major) into a float dataset whose last two
 // dimensions are the grid's y and x, at index `leading` along the dimensions before them.
-// Collective with `transfer`: every process calls it, an empty rect writing nothing.
-void write_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading,
-                      GridRect rect, float const* values);
+void write_grid_block(hid_t dataset, std::span<hsize_t const> leading, GridRect rect,
+                      float const* values);
 // Reads the same, into `values`.
-void read_grid_block(hid_t dataset, hid_t transfer, std::span<hsize_t const> leading, GridRect rect,
-                     float* values);
+void read_grid_block(hid_t dataset, std::span<hsize_t const> leading, GridRect rect, float* values);
 
 // Attributes of a file, group or dataset, each written by every process alike.
 void write_attribute(hid_t object, char const* name, std::int64_t value);
@@ -110,14 +100,25 @@ bool has_attribute(hid_t object, char const* name);
 // Fixed-length strings (h5py reads them as bytes), `width` bytes each.
 Hdf5Handle string_type(std::size_t width);
 
-// Writes the trace of the receivers `columns` (ascending) that this process holds, `values`
-// rows x columns.size() row-major, into a (rows, receivers) float dataset. Collective.
-void write_columns(hid_t dataset, hid_t transfer, std::int64_t rows,
-                   std::span<std::int32_t const> columns, std::span<float const> values);
+// Writes the trace of the receivers `columns` (ascending), `values` rows x columns.size()
+// row-major, into a (rows, receivers) float dataset.
+void write_columns(hid_t dataset, std::int64_t rows, std::span<std::int32_t const> columns,
+                   std::span<float const> values);
 
-// An HDF5 file made by the processes under a temporary name beside `path`, renamed into
-// place by commit(); removed, `path` left as it was, when it goes without. Errors are
-// OutputError("cannot write '<path>': ...") on every process.
+// Every process's block (`mine`, its cells `values` row-major) of a float dataset whose
+// last two dimensions are the grid's, at `leading` before them, written by rank 0 as the
+// blocks come (`dataset` is rank 0's). Collective.
+void write_blocks(Processes const& processes, hid_t dataset, std::span<hsize_t const> leading,
+                  GridRect mine, std::span<float const> values);
+// The same of a trace: every process's receivers' columns, written by rank 0.
+void write_all_columns(Processes const& processes, hid_t dataset, std::int64_t rows,
+                       std::span<std::int32_t const> columns, std::span<float const> values);
+
+// An HDF5 file of the processes, written by rank 0 alone (the others send it their blocks:
+// Processes::each_to_root) under a temporary name beside `path`, with the recording driver
+// (wave2d_Hdf5Driver.hpp), and renamed into place by commit(); removed, `path` left as it
+// was, when it goes without. Errors are OutputError("cannot write '<path>': ...") on every
+// process.
 class TemporaryHdf5File {
  public:
   // Collective: creates the temporary (the 1.8 format or later, whose object headers,
@@ -127,25 +128,26 @@ class TemporaryHdf5File {
   TemporaryHdf5File(TemporaryHdf5File const&) = delete;
   TemporaryHdf5File& operator=(TemporaryHdf5File const&) = delete;
 
-  hid_t get() const { return file_.get(); }
-  hid_t transfer() const { return transfer_.get(); }
+  hid_t get() const { return file_.get(); }  // on rank 0
   Processes const& processes() const { return processes_; }
   std::filesystem::path const& path() const { return path_; }
 
-  // Runs `checks` on every process, then, when none failed, `f`, which is collective: a
-  // process that fails its checks must not leave the others in a collective call.
+  // Runs `checks` on every process, then, when none failed, `f` on every process; a write
+  // the disk refused on rank 0 is its failure.
   void run(std::function<void()> const& checks, std::function<void()> const& f) const;
-  // Collective, every handle into the file closed: closes it, syncs it to disk and renames
-  // it to `path`.
-  void commit();
+  // Collective, every handle into the file closed: closes it, syncs it to disk, runs
+  // `before_rename` (rank 0) and renames it to `path`.
+  void commit(std::function<void()> const& before_rename = {});
 
  private:
+  void fail_if_refused() const;
+  void abandon() noexcept;
+
   Processes processes_;
   std::filesystem::path path_;
   std::filesystem::path target_;
   std::filesystem::path temporary_;
   std::optional<RegisteredTemporary> registered_;
-  Hdf5Handle transfer_;
   Hdf5Handle file_;
   bool committed_ = false;
 };

@@ -11,7 +11,7 @@ if(NOT HDF5)
   execute_process(COMMAND ${CLI} run --scene double-slit-small --steps 3 --save-h5 x.h5
                           --output refused
                   WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors)
-  if(NOT status EQUAL 2 OR NOT errors MATCHES "^wave2d: error: --save-h5: this build has no HDF5[^\n]*\n$"
+  if(NOT status EQUAL 2 OR NOT errors MATCHES "^wave2d: error: cannot write 'x.h5': this build has no HDF5[^\n]*\n$"
      OR EXISTS ${WORK}/refused OR EXISTS ${WORK}/x.h5)
     message(FATAL_ERROR "--save-h5 without HDF5: status ${status}, ${errors}")
   endif()

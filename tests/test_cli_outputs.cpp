@@ -1,6 +1,7 @@
 // The `wave2d` program's outputs: each is proven writable before the first step, so that
 // no result is lost at the end of a run.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
 #include <wave2d_TestFiles.hpp>
@@ -163,6 +164,21 @@ TEST_F(CliOutputs, AnEmptyPathIsSaidToBeEmpty) {
   }
   if (can_write_png) {
     expect_refused_first(wave2d(small_run({"--output", ""})), "--output: the path is empty");
+  }
+  EXPECT_TRUE(work_contents().empty());
+}
+
+// An HDF5 file is written at offsets and renamed: a device for one is refused before the
+// run, as every other refusal is (status 2).
+TEST_F(CliOutputs, ADeviceForAnHdf5FileIsRefusedBeforeTheRun) {
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
+  expect_refused_first(wave2d(small_run({"--save-h5", "/dev/null"})),
+                       "cannot write '/dev/null': an HDF5 file is written to a regular file, "
+                       "not a device");
+  if (can_checkpoint) {
+    expect_refused_first(wave2d(small_run({"--checkpoint-every", "2", "/dev/null"})),
+                         "cannot write '/dev/null': an HDF5 file is written to a regular file, "
+                         "not a device");
   }
   EXPECT_TRUE(work_contents().empty());
 }

@@ -172,6 +172,20 @@ TEST(Distributed, AGridTooSmallForTheRanksAndHaloIsRefusedOnEveryRank) {
                std::invalid_argument);
 }
 
+// Ranks left to MPI's choice split a narrow grid along its long side where the even split
+// does not fit it: 4 ranks over a 24 x 400 grid with a halo of 16 cells are 1 x 4, not 2 x 2.
+TEST(Distributed, ChosenRanksSplitANarrowGridAlongItsLength) {
+  DistributedSimulation<Space>::Options options;
+  options.halo = 16;
+  Scene const scene = busy_scene(24, 400, 1);
+  auto const split = DistributedSimulation<Space>::decompose(scene, "kokkos-mdrange", options, 4);
+  EXPECT_EQ(split.ranks, (std::array<int, 2>{1, 4}));
+  EXPECT_EQ(split.halo, 16);
+  options.ranks = {2, 0};  // one given: the other completes it, if it can
+  EXPECT_THROW(DistributedSimulation<Space>::decompose(scene, "kokkos-mdrange", options, 4),
+               std::invalid_argument);
+}
+
 // Ranks whose product wraps to the job's size in 32 bits are refused, not taken for it.
 TEST(Distributed, RanksWhoseProductWrapsAreRefused) {
   Space space;

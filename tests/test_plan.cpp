@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -219,6 +220,64 @@ TEST(PlanCache, AnUnreadableOrCorruptEntryIsIgnoredWithANote) {
   notes.clear();
   EXPECT_FALSE(read_cached_plan(cache, some_key(), notes));
   EXPECT_EQ(notes.size(), 1u);
+}
+
+// An entry is small: one padded with rates beyond any space's backends, or rating one twice,
+// is ignored, not read (nor printed) whole.
+TEST(PlanCache, AnEntryOfTooManyRatesIsIgnored) {
+  fs::path const cache = fresh_folder("padded");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(write_cached_plan(cache, some_key(), {"kokkos-tiled", {}}, notes));
+  fs::path const entry = fs::directory_iterator(cache)->path();
+  std::string const head = "wave2d plan 1\nkey " + some_key().text() + "\nbackend kokkos-tiled\n";
+  std::string padded = head;
+  for (int i = 0; i < 2000; ++i) padded += "rate b" + std::to_string(i) + " 1.5\n";
+  for (std::string const& text :
+       {padded, head + "rate kokkos-tiled 2\nrate kokkos-tiled 3\n"}) {
+    std::ofstream(entry, std::ios::trunc) << text;
+    notes.clear();
+    EXPECT_FALSE(read_cached_plan(cache, some_key(), notes));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_LT(notes[0].size(), 400u) << notes[0];
+  }
+}
+
+// Neither HOME nor XDG_CACHE_HOME: no cache folder, and a note that the plan is not kept.
+TEST(PlanCache, NoFolderAtAllIsSaid) {
+  char const* home = std::getenv("HOME");
+  char const* xdg = std::getenv("XDG_CACHE_HOME");
+  std::string const kept_home = home ? home : "";
+  std::string const kept_xdg = xdg ? xdg : "";
+  ::unsetenv("HOME");
+  ::unsetenv("XDG_CACHE_HOME");
+  Kokkos::DefaultHostExecutionSpace space;
+  Scene const scene = busy_scene(30, 20, 1);
+  Plan const plan = plan_backend(space, scene, Window::whole(scene.nx, scene.ny), PlanOptions{});
+  if (home) ::setenv("HOME", kept_home.c_str(), 1);
+  if (xdg) ::setenv("XDG_CACHE_HOME", kept_xdg.c_str(), 1);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("the plan is not kept: no cache folder"), std::string::npos)
+      << plan.notes[0];
+  EXPECT_TRUE(plan.cache_file.empty());
+}
+
+// A cached backend that the windows' halo excludes is said to be so, not to be another
+// space's.
+TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
+  Kokkos::DefaultHostExecutionSpace space;
+  Scene const scene = busy_scene(30, 20, 1);
+  Window const whole = Window::whole(scene.nx, scene.ny);
+  fs::path const cache = fresh_folder("halo");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole), {"kokkos-tiled", {}}, notes));
+  PlanOptions options{.cache_directory = cache, .max_fused_steps = 1};
+  Plan const plan = plan_backend(space, scene, whole, options);
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes[0].find("'kokkos-tiled' fuses more steps per pass than the windows' "
+                               "halo of 1 cell allows"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_NE(plan.backend, "kokkos-tiled");
 }
 
 TEST(PlanCache, AnUnwritableFolderKeepsNothingWithANote) {

@@ -292,7 +292,12 @@ py::array_t<float> field_array(py::handle field, char const* name, std::int64_t 
   std::string const where = std::string("set_state: ") + name;
   py::object array;
   try {
-    array = py::module_::import("numpy").attr("ascontiguousarray")(field, "float32");
+    py::module_ const numpy = py::module_::import("numpy");
+    // A cast to float32 would drop an imaginary part without a word.
+    if (numpy.attr("iscomplexobj")(field).cast<bool>()) {
+      throw py::type_error(where + ": complex values (a field is real)");
+    }
+    array = numpy.attr("ascontiguousarray")(field, "float32");
   } catch (py::error_already_set const& e) {
     std::string const message = where + ": " + std::string(py::str(e.value()));
     if (e.matches(PyExc_TypeError)) throw py::type_error(message);

@@ -147,6 +147,16 @@ class StepLimits(unittest.TestCase):
 
 
 class SetState(unittest.TestCase):
+    def test_complex_fields_are_refused_not_cut_to_their_real_part(self):
+        simulation = wave2d.Simulation(SCENE, backend="reference")
+        simulation.advance(3)
+        field = simulation.current.astype(np.complex64) + 1j
+        with self.assertRaisesRegex(TypeError, "set_state: previous: complex values"):
+            simulation.set_state(field, simulation.current, 3)
+        with self.assertRaisesRegex(TypeError, "set_state: current: complex values"):
+            simulation.set_state(simulation.previous, [[1j] * field.shape[1]] * field.shape[0], 3)
+        self.assertEqual(simulation.step, 3)
+
     def test_views_of_the_simulations_own_fields(self):
         for backend in wave2d.backends():
             with self.subTest(backend=backend):

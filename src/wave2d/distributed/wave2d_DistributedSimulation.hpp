@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -90,9 +91,9 @@ class DistributedSimulation {
     std::int32_t halo = 0;           // cells
   };
 
-  // The ranks: options.ranks, MPI_Dims_create choosing the zeros; the halo: options.halo,
-  // else the backend's fused steps, for "auto" the deepest of its candidates' that the
-  // split allows. No communication (MPI must be initialized): a program may check a run
+  // The ranks: options.ranks, MPI_Dims_create choosing the zeros (or, where the grid does
+  // not split so, the most even split that it does); the halo: options.halo, else the
+  // backend's fused steps, for "auto" the deepest of its candidates' that the split allows. No communication (MPI must be initialized): a program may check a run
   // before it starts. std::invalid_argument when the ranks do not make the job or the grid
   // does not split so.
   static Decomposition decompose(Scene const& scene, std::string_view backend,
@@ -106,24 +107,49 @@ class DistributedSimulation {
                                   std::to_string(dims[1]) + " do not make a job of " +
                                   std::to_string(size) + (size == 1 ? " rank" : " ranks"));
     }
+    std::array<int, 2> const given{dims[0], dims[1]};
     detail::check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
-    Decomposition decomposition{{dims[0], dims[1]}, options.halo};
-    std::int32_t& halo = decomposition.halo;
-    if (halo <= 0 && backend == auto_backend) {
-      // The deepest of the candidates' fused depths that the decomposition allows.
+    // The halo of a split: options.halo, else the backend's fused steps, for "auto" the
+    // deepest of its candidates' that the split allows.
+    auto const halo_of = [&](std::array<int, 2> ranks) {
+      if (options.halo > 0) return options.halo;
+      if (backend != auto_backend) {
+        return std::int32_t(find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps);
+      }
       std::vector<std::int32_t> depths;
       for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
         depths.push_back(candidate.fused_steps);
       }
       std::ranges::sort(depths, std::ranges::greater{});
       for (std::int32_t const depth : depths) {
-        halo = depth;
-        if (fits_decomposition(scene.nx, scene.ny, decomposition.ranks, depth)) break;
+        if (fits_decomposition(scene.nx, scene.ny, ranks, depth)) return depth;
       }
-    } else if (halo <= 0) {
-      halo = find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps;
+      return depths.back();
+    };
+    Decomposition decomposition{{dims[0], dims[1]}, halo_of({dims[0], dims[1]})};
+    // MPI's choice where the grid splits so; else the most even split of the ranks left to
+    // choose that does (a narrow grid splits along its long side alone).
+    if (chosen && !fits_decomposition(scene.nx, scene.ny, decomposition.ranks,
+                                      decomposition.halo)) {
+      std::vector<std::array<int, 2>> splits;
+      for (int p = 1; p <= size; ++p) {
+        if (size % p != 0) continue;
+        std::array<int, 2> const split{p, size / p};
+        if ((given[0] == 0 || given[0] == split[0]) && (given[1] == 0 || given[1] == split[1])) {
+          splits.push_back(split);
+        }
+      }
+      std::ranges::stable_sort(splits, {}, [](auto const& split) {
+        return std::abs(split[0] - split[1]);
+      });
+      for (auto const& split : splits) {
+        if (fits_decomposition(scene.nx, scene.ny, split, halo_of(split))) {
+          decomposition = {split, halo_of(split)};
+          break;
+        }
+      }
     }
-    check_decomposition(scene.nx, scene.ny, decomposition.ranks, halo);
+    check_decomposition(scene.nx, scene.ny, decomposition.ranks, decomposition.halo);
     return decomposition;
   }
 

@@ -1,8 +1,8 @@
 // Checkpoints: the pair of fields and the step of a run, and the receivers' trace it
 // recorded, with what is needed to refuse resuming it anywhere it would not continue bit
-// for bit. HDF5 files (format 3), written whole by one process or in blocks by the ranks of
-// a distributed run, and read back on any number of them; needs xxHash (libxxhash-dev) and
-// HDF5 (libhdf5-dev, or libhdf5-openmpi-dev for distributed runs):
+// for bit. HDF5 files (format 3), written by one process (rank 0 of a distributed run,
+// from the ranks' blocks), and read back in blocks on any number of them; needs xxHash
+// (libxxhash-dev) and HDF5 (libhdf5-dev or libhdf5-openmpi-dev):
 //   /                 attributes format "wave2d checkpoint", format_version (3),
 //                     wave2d_version, nx, ny, step n, scene_hash, receivers R,
 //                     receivers_hash, trace_first_step f (0 <= f <= n), numerics (the text

@@ -21,8 +21,7 @@ inline constexpr bool can_use_hdf5 =
 
 // The reason given wherever an HDF5 file is asked of a build without HDF5.
 inline constexpr char const* no_hdf5_reason =
-    "this build has no HDF5 (install libhdf5-dev, or libhdf5-openmpi-dev for distributed "
-    "runs, and rebuild)";
+    "this build has no HDF5 (install libhdf5-dev or libhdf5-openmpi-dev, and rebuild)";
 
 }  // namespace wave2d
 

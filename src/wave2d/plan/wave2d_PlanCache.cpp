@@ -1,5 +1,6 @@
 #include <wave2d/plan/wave2d_PlanCache.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -30,6 +31,9 @@ std::string file_name(PlanKey const& key) {
   (void)error;
   return std::string(digits, end) + ".plan";
 }
+
+// A space has a handful of backends: an entry rating more was not written by wave2d.
+constexpr std::size_t max_cached_rates = 32;
 
 bool is_backend_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -109,6 +113,14 @@ std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey co
       fields >> rate.backend >> rate.gcells_per_second;
       if (!fields || !is_backend_name(rate.backend) || !(rate.gcells_per_second > 0.0)) {
         return ignored("a malformed rate line");
+      }
+      if (plan.ranking.size() == max_cached_rates) {
+        return ignored("more rates than a space has backends");
+      }
+      if (std::ranges::any_of(plan.ranking, [&](BackendRate const& r) {
+            return r.backend == rate.backend;
+          })) {
+        return ignored("a backend rated twice");
       }
       plan.ranking.push_back(rate);
     } else {

@@ -253,8 +253,14 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
         plan.cache_file = plan_cache_file(options.cache_directory, plan.key);
         return planned;
       }
-      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() + ": backend '" +
-                           cached->backend + "' is not one of this space's");
+      bool const of_space = has_backend<ExecutionSpace, MemorySpace>(cached->backend);
+      plan.notes.push_back(
+          "ignored the plan cache entry for " + plan.key.text() + ": backend '" +
+          cached->backend + "' " +
+          (of_space ? "fuses more steps per pass than the windows' halo of " +
+                          std::to_string(options.max_fused_steps) +
+                          (options.max_fused_steps == 1 ? " cell allows" : " cells allows")
+                    : "is not one of this space's"));
     }
   }
   auto const start = std::chrono::steady_clock::now();

@@ -37,6 +37,14 @@ std::string label_or(std::string const& label, char const* otherwise) {
   return label.empty() ? otherwise : label;
 }
 
+// An HDF5 file is written at offsets and renamed into place: never through a device.
+void refuse_device(fs::path const& path) {
+  if (!path.empty() && output_target(path).write_through) {
+    throw OutputError("cannot write '" + path.string() +
+                      "': an HDF5 file is written to a regular file, not a device");
+  }
+}
+
 void check_period(std::optional<std::int64_t> every, std::string const& what) {
   if (every && *every < 1) {
     throw std::invalid_argument(what + ": a period of " + std::to_string(*every) +
@@ -55,11 +63,13 @@ detail::RunFiles run_files(CheckedExperiment const& checked) {
     if (!can_use_hdf5)
       throw OutputError("cannot write '" + h5->path.string() + "': " + no_hdf5_reason);
     check_period(h5->frames_every, label_or(h5->label, "the HDF5 file's frames"));
+    refuse_device(h5->path);
     files.h5 = detail::NamedOutput{label_or(h5->label, "the HDF5 file"), h5->path};
   }
   if (auto const* checkpoints = only<Checkpoints>(e.outputs, "checkpoint output")) {
     if (!can_checkpoint) throw CheckpointError(checkpoints_unavailable_reason());
     check_period(checkpoints->every, label_or(checkpoints->label, "the checkpoints"));
+    refuse_device(checkpoints->path);
     files.checkpoint =
         detail::NamedOutput{label_or(checkpoints->label, "the checkpoint"), checkpoints->path};
   }

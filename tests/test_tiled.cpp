@@ -47,13 +47,15 @@ class TiledTest : public testing::TestWithParam<std::string> {
     return shape;
   }
 
-  // Both forms of the window's coefficients (codes, walked by columns; folded, swept by
-  // rows), whichever the default is.
+  // Every form: both forms of the window's coefficients (codes, walked by columns;
+  // folded, swept by rows) and, on host spaces, the wavefront, whichever the default is.
   void check(kokkos::TiledShape shape, Scene const& scene, HostPair const& initial,
              std::int64_t first_step, std::int64_t n_steps, std::string const& what) {
     auto const expected = run_reference(scene, initial, first_step, n_steps);
-    for (bool const folded : {false, true}) {
-      shape.folded = folded;
+    for (int const form : {0, 1, 2}) {
+      shape.folded = form >= 1;
+      shape.wavefront = form == 2;
+      if (shape.wavefront && GetParam() == "Cuda") continue;
       HostPair result;
       HostPair again;
       with_space(GetParam(), [&]<class ExecutionSpace>() {
@@ -234,21 +236,7 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
   });
 }
 
-std::vector<std::string> spaces() {
-  std::vector<std::string> names;
-#if defined(KOKKOS_ENABLE_SERIAL)
-  names.push_back(Kokkos::Serial::name());
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-  names.push_back(Kokkos::OpenMP::name());
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-  names.push_back(Kokkos::Cuda::name());
-#endif
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Spaces, TiledTest, testing::ValuesIn(spaces()));
+INSTANTIATE_TEST_SUITE_P(Spaces, TiledTest, testing::ValuesIn(space_names()));
 
 }  // namespace
 }  // namespace wave2d::test

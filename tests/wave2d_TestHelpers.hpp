@@ -196,6 +196,21 @@ void with_space(std::string const& name, F&& f) {
   FAIL() << "no execution space " << name << " in this build";
 }
 
+// The names of the build's execution spaces, for tests parametrized by space.
+inline std::vector<std::string> space_names() {
+  std::vector<std::string> names;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  names.push_back(Kokkos::Serial::name());
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  names.push_back(Kokkos::OpenMP::name());
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  names.push_back(Kokkos::Cuda::name());
+#endif
+  return names;
+}
+
 template <class ExecutionSpace>
 void add_cases(std::vector<BackendCase>& cases) {
   for (auto const& backend : backends<ExecutionSpace>()) {

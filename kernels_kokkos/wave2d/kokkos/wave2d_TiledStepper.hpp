@@ -27,6 +27,10 @@
 // (tile_holds): in a plain window, all codes 0 (the inside of most scenes, away from
 // walls and damping), the codes form loads and reads no code, and the folded form with a
 // uniform κ no coefficient (update_cells_plain).
+//
+// Host spaces run another shape by default: the T steps advance together down each tile
+// as a wavefront of rows, each level in a ring of three rows (wave2d_TiledWavefront.hpp),
+// from coefficients folded once for the grid.
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -35,6 +39,7 @@
 #include <wave2d/backend/wave2d_Stepper.hpp>
 #include <wave2d/core/wave2d_HostRows.hpp>
 #include <wave2d/core/wave2d_KernelParams.hpp>
+#include <wave2d/kokkos/wave2d_TiledWavefront.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
@@ -56,6 +61,9 @@ struct TiledShape {
   int team_size = 1;
   int vector_length = 1;
   bool folded = false;  // coefficients folded when the window is loaded (see above)
+  // Host spaces: the steps advance down the tile as a wavefront of rows instead
+  // (wave2d_TiledWavefront.hpp), from coefficients folded once for the grid.
+  bool wavefront = false;
 
   int window_x() const { return tile_x + 2 * steps; }
   int window_y() const { return tile_y + 2 * steps; }
@@ -66,11 +74,17 @@ struct TiledShape {
     return 2 + (folded ? 2 : 1) + (per_cell_kappa ? 1 : 0);
   }
   std::size_t scratch_bytes(bool per_cell_kappa) const {
+    if (wavefront) return wavefront_scratch_bytes(tile_x, steps);
     return std::size_t(scratch_arrays(per_cell_kappa)) * std::size_t(window_y()) * window_pitch() *
            sizeof(float);
   }
 
   std::string describe(bool per_cell_kappa) const {
+    if (wavefront) {
+      return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) +
+             ", T=" + std::to_string(steps) + ", a wavefront of rows in 3-row rings, " +
+             std::to_string(scratch_bytes(per_cell_kappa) / 1024) + " KiB of rings per tile";
+    }
     return "tile " + std::to_string(tile_x) + "x" + std::to_string(tile_y) +
            ", T=" + std::to_string(steps) + ", window " + std::to_string(window_x()) + "x" +
            std::to_string(window_y()) + ", team " + std::to_string(team_size) + "x" +
@@ -81,11 +95,11 @@ struct TiledShape {
 };
 
 // The shape per execution space and κ's kind. Host spaces: one thread per team (a team
-// is a core), folded coefficients, a window of four or five arrays that stays in a core's
-// L2 (1 MiB and more on current x86 and Arm cores; 720 KiB here with uniform κ), rows of
-// 288 cells, about 1 KiB, so a step's sweep keeps its three rows of u(t) in L1; T = 16
-// halves the loads and write-backs of T = 8, whose time showed more than its
-// instructions (docs/kernels/kokkos-tiled.md). Devices: codes, T = 6, 64
+// is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles 512 cells wide and 128
+// tall at T = 16: of the shapes measured on a 2-core AVX-512 EPYC the fastest on every
+// grid from 201² to 4096², 1.1-1.3x the windows swept a step at a time (256x128, T = 16)
+// on 3201² and 2-4x on grids of 512² and less, where few windows kept the cores apart
+// (docs/results/cpu/kokkos-tiled.txt). Devices: codes, T = 6, 64
 // cells wide (two columns a lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB)
 // with uniform κ, 64x44 (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB
 // Kokkos allows a team, the fastest measured on the H200 for each kind
@@ -94,7 +108,7 @@ struct TiledShape {
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(bool per_cell_kappa) {
   if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
-    return {256, 128, 16, 1, 1, true};
+    return {512, 128, 16, 1, 1, true, true};
   } else {
     return {52, per_cell_kappa ? 32 : 44, 6, 8, 32, false};
   }
@@ -467,6 +481,14 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
     tiles_x_ = std::max(1, (params.nx + shape_.tile_x - 1) / shape_.tile_x);
     tiles_y_ = std::max(1, (params.ny + shape_.tile_y - 1) / shape_.tile_y);
+    if (shape_.wavefront) {
+      if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+        prepare_wavefront(space, params);
+        return;
+      } else {
+        throw std::invalid_argument("kokkos-tiled: the wavefront shape runs on host spaces only");
+      }
+    }
     tile_contents_ = wave2d::detail::allocate<Kokkos::View<int*, MemorySpace>>(
         space, "wave2d::kokkos-tiled::tile_contents", std::size_t(tiles_x_) * tiles_y_);
     wave2d::detail::fill(space, tile_contents_, 0, "wave2d::kokkos-tiled::clear_tile_contents");
@@ -483,7 +505,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   std::string configuration() const override {
     std::string const shape = shape_.describe(!coefficients_.params().uniform_kappa());
     if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
-      if (shape_.folded) return shape + ", " + host_rows_isa() + " rows";
+      if (shape_.folded || shape_.wavefront) return shape + ", " + host_rows_isa() + " rows";
     }
     return shape;
   }
@@ -494,6 +516,13 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::kokkos-tiled::scratch");
     KernelParams const params = coefficients_.params(receivers);
     bool const uniform = params.uniform_kappa();
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+      if (shape_.wavefront) {
+        uniform ? run_wavefront<true>(space, params, fields, n_steps)
+                : run_wavefront<false>(space, params, fields, n_steps);
+        return;
+      }
+    }
     if (shape_.folded) {
       uniform ? run<true, true>(space, params, fields, n_steps)
               : run<false, true>(space, params, fields, n_steps);
@@ -508,10 +537,10 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
            std::int64_t n_steps) {
     // Hosts: tiles differ in cost (plain windows, sources, the grid's edge), so they are
     // handed out as threads free up (2 threads, double-slit: 96 -> 91 ms against static).
-    using Policy = std::conditional_t<
-        wave2d::detail::runs_on_host<ExecutionSpace>,
-        Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>,
-        Kokkos::TeamPolicy<ExecutionSpace>>;
+    using Policy =
+        std::conditional_t<wave2d::detail::runs_on_host<ExecutionSpace>,
+                           Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>,
+                           Kokkos::TeamPolicy<ExecutionSpace>>;
     Policy const policy =
         Policy(space, tiles_x_ * tiles_y_, shape_.team_size, shape_.vector_length)
             .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(!UniformKappa)));
@@ -543,8 +572,60 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
+  // The grid's folded coefficients and what each tile column's window holds per row.
+  void prepare_wavefront(ExecutionSpace const& space, KernelParams const& params) {
+    std::size_t const cells = std::size_t(params.ny) * std::size_t(params.pitch);
+    cu_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::cu", cells);
+    cp_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::cp", cells);
+    row_holds_ = wave2d::detail::allocate<Kokkos::View<std::uint8_t*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::row_holds", std::size_t(params.ny) * tiles_x_);
+    if (params.nx <= 0 || params.ny <= 0) return;
+    Kokkos::parallel_for("wave2d::kokkos-tiled::fold",
+                         Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny),
+                         FoldRows{params, cu_.data(), cp_.data()});
+    Kokkos::parallel_for(
+        "wave2d::kokkos-tiled::mark_rows",
+        Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny * tiles_x_),
+        MarkWavefrontRows{params, row_holds_.data(), tiles_x_, shape_.tile_x, shape_.steps});
+  }
+
+  template <bool UniformKappa>
+  void run_wavefront(ExecutionSpace const& space, KernelParams const& params,
+                     FieldPair<MemorySpace>& fields, std::int64_t n_steps) {
+    using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+    Policy const policy = Policy(space, tiles_x_ * tiles_y_, 1, 1)
+                              .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(false)));
+    int const ring_pitch = wavefront_ring_pitch(shape_.tile_x, shape_.steps);
+    for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
+      int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
+      WavefrontSteps<ExecutionSpace, UniformKappa> const launch{params,
+                                                                fields.previous.data(),
+                                                                fields.current.data(),
+                                                                scratch_.previous.data(),
+                                                                scratch_.current.data(),
+                                                                cu_.data(),
+                                                                cp_.data(),
+                                                                row_holds_.data(),
+                                                                fields.step,
+                                                                steps,
+                                                                tiles_x_,
+                                                                shape_.tile_x,
+                                                                shape_.tile_y,
+                                                                ring_pitch};
+      Kokkos::parallel_for("wave2d::kokkos-tiled::wavefront", policy, launch);
+      std::swap(fields.previous, scratch_.previous);
+      std::swap(fields.current, scratch_.current);
+      fields.step += steps;
+    }
+  }
+
   Coefficients<MemorySpace> coefficients_;
   TiledShape shape_;
+  Kokkos::View<float*, MemorySpace> cu_;
+  Kokkos::View<float*, MemorySpace> cp_;
+  Kokkos::View<std::uint8_t*, MemorySpace> row_holds_;
   int tiles_x_ = 1;
   int tiles_y_ = 1;
   Kokkos::View<int*, MemorySpace> tile_contents_;

@@ -154,6 +154,32 @@ WAVE2D_HOST_DEVICE inline void update_cells_plain(float* __restrict__ prev,
   }
 }
 
+// update_cells_folded over n cells of a row whose neighbours are separate rows: `next`
+// gets u_next from u(t - dt) in `prev` and u(t) in up, mid (the cell's row) and down, as
+// the wavefront's rings hold them. The same expression in the same order: the same bits.
+template <bool UniformKappa>
+WAVE2D_HOST_DEVICE inline void update_row_of_rows(
+    float* __restrict__ next, float const* __restrict__ prev, float const* __restrict__ up,
+    float const* __restrict__ mid, float const* __restrict__ down, float const* __restrict__ cu,
+    float const* __restrict__ cp, float const* __restrict__ kappa, float kappa_uniform, int n) {
+  for (int i = 0; i < n; ++i) {
+    float const k = UniformKappa ? kappa_uniform : kappa[i];
+    float const value =
+        cu[i] * mid[i] - cp[i] * prev[i] + k * (mid[i - 1] + mid[i + 1] + up[i] + down[i]);
+    next[i] = kept_or_zero(cp[i] == cp[i], value);
+  }
+}
+
+// update_cells_plain in the same form.
+WAVE2D_HOST_DEVICE inline void update_plain_row_of_rows(
+    float* __restrict__ next, float const* __restrict__ prev, float const* __restrict__ up,
+    float const* __restrict__ mid, float const* __restrict__ down, float kappa, int n) {
+  float const cu = folded_cu(0.0f, kappa);
+  for (int i = 0; i < n; ++i) {
+    next[i] = cu * mid[i] - prev[i] + kappa * (mid[i - 1] + mid[i + 1] + up[i] + down[i]);
+  }
+}
+
 // The folded coefficients (cu, cp) of the cells first, first + stride, ... < n from their
 // code (and κ, read only when per cell).
 template <bool UniformKappa>

@@ -35,6 +35,23 @@ WAVE2D_HOST_ROWS_CLONES void update_row_plain_cloned(float* prev, float const* c
   update_cells_plain(prev, cur, kappa, pitch, begin, end, 1);
 }
 
+WAVE2D_HOST_ROWS_CLONES void rows_uniform(float* next, float const* prev, float const* up,
+                                          float const* mid, float const* down, float const* cu,
+                                          float const* cp, float kappa, int n) {
+  update_row_of_rows<true>(next, prev, up, mid, down, cu, cp, nullptr, kappa, n);
+}
+
+WAVE2D_HOST_ROWS_CLONES void rows_per_cell(float* next, float const* prev, float const* up,
+                                           float const* mid, float const* down, float const* cu,
+                                           float const* cp, float const* kappa, int n) {
+  update_row_of_rows<false>(next, prev, up, mid, down, cu, cp, kappa, 0.0f, n);
+}
+
+WAVE2D_HOST_ROWS_CLONES void rows_plain(float* next, float const* prev, float const* up,
+                                        float const* mid, float const* down, float kappa, int n) {
+  update_plain_row_of_rows(next, prev, up, mid, down, kappa, n);
+}
+
 WAVE2D_HOST_ROWS_CLONES void fold_row_uniform(float* cu, float* cp, float const* code, float kappa,
                                               int n) {
   fold_cells<true>(cu, cp, code, nullptr, kappa, 0, n, 1);
@@ -67,6 +84,21 @@ void update_row_folded(float* prev, float const* cur, float const* cu, float con
 
 void update_row_plain(float* prev, float const* cur, float kappa, int pitch, int begin, int end) {
   update_row_plain_cloned(prev, cur, kappa, pitch, begin, end);
+}
+
+void update_rows_folded(float* next, float const* prev, float const* up, float const* mid,
+                        float const* down, float const* cu, float const* cp, float const* kappa,
+                        float kappa_uniform, int n) {
+  if (kappa) {
+    rows_per_cell(next, prev, up, mid, down, cu, cp, kappa, n);
+  } else {
+    rows_uniform(next, prev, up, mid, down, cu, cp, kappa_uniform, n);
+  }
+}
+
+void update_rows_plain(float* next, float const* prev, float const* up, float const* mid,
+                       float const* down, float kappa, int n) {
+  rows_plain(next, prev, up, mid, down, kappa, n);
 }
 
 char const* host_rows_isa() {

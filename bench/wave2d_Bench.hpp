@@ -42,6 +42,10 @@ struct SpaceInfo {
   std::vector<std::pair<std::string, std::string>> details;  // more context entries
   double copy_bandwidth_gbps = 0;                            // 0 when the measurement failed
   std::int64_t copy_bytes = 0;                               // of one of the two arrays
+  // Host spaces: the threads' FMA peak and one-step sweep of a cached grid, summed (0: not
+  // measured; wave2d_HostCeilings.hpp).
+  double fma_peak_gflops = 0;
+  double cached_sweep_gcells = 0;
 };
 
 // Measures each enabled space's copy bandwidth, then registers every benchmark family.

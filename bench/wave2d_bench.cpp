@@ -4,6 +4,7 @@
 // Kokkos' own benchmarks are: the instance is fenced around the timed region.
 // docs/benchmarks.md explains the byte model and how to read the results.
 #include "wave2d_Bench.hpp"
+#include "wave2d_HostCeilings.hpp"
 #include "wave2d_PlainLoop.hpp"
 
 #include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
@@ -52,6 +53,10 @@ constexpr double gib = double(std::int64_t(1) << 30);
 // cache. A kernel fusing several steps moves less, so its effective GB/s can exceed the
 // copy bandwidth: that is what fusing is for.
 std::int64_t bytes_per_cell_step(Scene const& scene) { return scene.speed.empty() ? 16 : 20; }
+
+// The flops of a cell update: three multiplications and five additions (the folded form,
+// core/wave2d_CellRule.hpp), for fma_fraction.
+constexpr double flops_per_cell_step = 8;
 
 // The sequential reference takes seconds per step on large grids: only on small
 // scenes, and not in the size sweep (whose runs all do the same large work).
@@ -146,10 +151,11 @@ struct Case : CaseBase {
   std::int64_t steps_per_run = 1;
   std::string label;
   Counters counters;
-  // For copy_fraction: the bytes one run moves by the byte model, and the space's copy
-  // bandwidth (0: no copy_fraction).
+  // For the fractions of the space's ceilings: the bytes one run moves by the byte model,
+  // its cell-steps, and the ceilings (those at 0 give no fraction).
   double bytes_per_run = 0;
-  double copy_bandwidth_gbps = 0;
+  double cell_steps_per_run = 0;
+  SpaceInfo ceilings;
 };
 
 template <class ExecutionSpace>
@@ -186,8 +192,7 @@ class StepperCase final : public Case<ExecutionSpace> {
       : coefficients_(make_coefficients<ExecutionSpace>(space, scene)),
         stepper_(make(space, coefficients_)) {
     auto const field = [&](std::string const& name) {
-      return Field<MemorySpace>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, name),
-                                scene.ny, scene.nx);
+      return wave2d::detail::allocate<Field<MemorySpace>>(space, name, scene.ny, scene.nx);
     };
     fields_.previous = field("wave2d::bench::previous");
     fields_.current = field("wave2d::bench::current");
@@ -337,9 +342,17 @@ void run_case(benchmark::State& state, std::string const& key,
   for (auto const& [name, counter] : run->counters) state.counters[name] = counter;
   // A ratio, not a rate: computed here from the same manual time that Google Benchmark
   // divides the rate counters by.
-  if (run->copy_bandwidth_gbps > 0 && timed_seconds > 0) {
-    state.counters["copy_fraction"] = benchmark::Counter(
-        run->bytes_per_run * double(runs) / timed_seconds / 1e9 / run->copy_bandwidth_gbps);
+  if (timed_seconds > 0) {
+    SpaceInfo const& space = run->ceilings;
+    double const per_second = double(runs) / timed_seconds / 1e9;
+    auto const fraction = [&](char const* name, double amount, double ceiling) {
+      if (ceiling > 0 && amount > 0) {
+        state.counters[name] = benchmark::Counter(amount * per_second / ceiling);
+      }
+    };
+    fraction("copy_fraction", run->bytes_per_run, space.copy_bandwidth_gbps);
+    fraction("fma_fraction", run->cell_steps_per_run * flops_per_cell_step, space.fma_peak_gflops);
+    fraction("sweep_fraction", run->cell_steps_per_run, space.cached_sweep_gcells);
   }
 }
 
@@ -471,7 +484,8 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
       run->label = stencil_label(backend_name, plan.info, run->configuration(), work);
       run->counters = stencil_counters(work);
       run->bytes_per_run = bytes_per_run(work);
-      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      run->cell_steps_per_run = double(work.scene.cells()) * double(work.steps);
+      run->ceilings = plan.info;
       return run;
     });
   }));
@@ -503,7 +517,8 @@ void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
       run->label = stencil_label("plain-openmp", plan.info, run->configuration(), work);
       run->counters = stencil_counters(work);
       run->bytes_per_run = bytes_per_run(work);
-      run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+      run->cell_steps_per_run = double(work.scene.cells()) * double(work.steps);
+      run->ceilings = plan.info;
       return run;
     });
   }));
@@ -533,7 +548,8 @@ std::unique_ptr<StepperCase<ExecutionSpace, Stepper>> tuning_case(ExecutionSpace
                              run->configuration() + (is_default ? " (default)" : ""), work);
   run->counters = stencil_counters(work);
   run->bytes_per_run = bytes_per_run(work);
-  run->copy_bandwidth_gbps = plan.info.copy_bandwidth_gbps;
+  run->cell_steps_per_run = double(work.scene.cells()) * double(work.steps);
+  run->ceilings = plan.info;
   return run;
 }
 
@@ -594,11 +610,12 @@ void register_tuning_family(SpacePlan const& plan) {
 }
 
 // kokkos-tiled's shapes on the tuning scene: tiled_tuning/<space>/<tile_x>x<tile_y>/T<steps>,
-// with /codes or /folded appended where the coefficients' form is not the space's default,
+// with /codes, /folded or /wavefront appended where the form is not the space's default,
 // /team<N> where the team size is not, and /speed where the scene's speed is given per cell
 // (the default shape is then κ-per-cell's).
 struct TiledVariant {
   std::optional<bool> folded;
+  std::optional<bool> wavefront;
   std::optional<int> team_size;
   bool per_cell_speed = false;
 };
@@ -613,16 +630,18 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
   shape.tile_y = tile_y;
   shape.steps = steps;
   shape.folded = variant.folded.value_or(default_shape.folded);
+  shape.wavefront = variant.wavefront.value_or(default_shape.wavefront);
   shape.team_size = variant.team_size.value_or(default_shape.team_size);
+  auto const form = [](kokkos::TiledShape const& s) {
+    return s.wavefront ? "/wavefront" : s.folded ? "/folded" : "/codes";
+  };
+  bool const default_form = std::string(form(shape)) == form(default_shape);
   bool const is_default = tile_x == default_shape.tile_x && tile_y == default_shape.tile_y &&
-                          steps == default_shape.steps && shape.folded == default_shape.folded &&
+                          steps == default_shape.steps && default_form &&
                           shape.team_size == default_shape.team_size;
   std::string const name =
       "tiled_tuning/" + plan.info.name + "/" + std::to_string(tile_x) + "x" +
-      std::to_string(tile_y) + "/T" + std::to_string(steps) +
-      (shape.folded == default_shape.folded ? ""
-       : shape.folded                       ? "/folded"
-                                            : "/codes") +
+      std::to_string(tile_y) + "/T" + std::to_string(steps) + (default_form ? "" : form(shape)) +
       (shape.team_size == default_shape.team_size ? ""
                                                   : "/team" + std::to_string(shape.team_size)) +
       (variant.per_cell_speed ? "/speed" : "");
@@ -638,6 +657,7 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
       run->counters.emplace_back("tile_y", Counter(tile_y));
       run->counters.emplace_back("fused_steps", Counter(steps));
       run->counters.emplace_back("folded", Counter(shape.folded ? 1 : 0));
+      run->counters.emplace_back("wavefront", Counter(shape.wavefront ? 1 : 0));
       run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
       return run;
     });
@@ -650,15 +670,23 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
     // Windows of four arrays (folded, uniform κ): 256x128 T=16 is 720 KiB, T=8 610 KiB,
     // 512x64 T=16 870 KiB, 128x128 T=16 400 KiB, 256x256 T=8 1.1 MiB; codes take three
     // arrays: 256x192 T=16 790 KiB.
+    // Windows swept a step at a time.
     for (auto [tx, ty, t] :
-         {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{256, 128, 12},
-          std::array{256, 128, 20}, std::array{256, 96, 16}, std::array{192, 128, 16},
-          std::array{320, 128, 16}, std::array{512, 64, 16}, std::array{128, 128, 16},
-          std::array{256, 256, 8}}) {
+         {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{128, 128, 16}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
     }
     register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, {.folded = false});
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 192, 16, {.folded = false});
+    // The wavefront: rings of 3 (T - 1) rows of tile + 2T cells.
+    for (auto [tx, ty, t] :
+         {std::array{128, 512, 8}, std::array{64, 512, 8}, std::array{256, 512, 8},
+          std::array{128, 512, 16}, std::array{128, 256, 8}, std::array{128, 4096, 8},
+          std::array{512, 256, 8}, std::array{1024, 256, 8}, std::array{4096, 128, 8},
+          std::array{1024, 256, 16}, std::array{2048, 256, 16}, std::array{1024, 128, 16},
+          std::array{1024, 512, 16}, std::array{4096, 256, 8}, std::array{1024, 128, 24},
+          std::array{1024, 128, 32}, std::array{512, 128, 16}, std::array{1024, 64, 16},
+          std::array{768, 128, 16}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = true});
+    }
   } else {
     // Windows of (tile + 2T) cells a side, rows padded to 16 cells; codes and two fields
     // (uniform κ) take 12 bytes a cell, 16 with κ per cell: 64x40 30 KiB (40 KiB per cell),
@@ -699,6 +727,47 @@ double measure_copy_bandwidth(ExecutionSpace const& space, std::int64_t bytes) {
   return double(copy.bytes_moved()) / seconds[seconds.size() / 2] / 1e9;
 }
 
+// `work()` on each of the space's threads at once, the median of 5 timed rounds after one
+// round of warm-up: the sum of what the threads did per second.
+template <class ExecutionSpace, class Work>
+double on_every_thread(ExecutionSpace const& space, Work const& work) {
+  int const threads = space.concurrency();
+  std::vector<double> done(std::size_t(threads), 0.0);
+  auto const round = [&] {
+    Kokkos::parallel_for(
+        "wave2d::bench::ceiling",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, threads)
+            .set_chunk_size(1),
+        [&](int thread) { done[std::size_t(thread)] = work(); });
+    space.fence("wave2d::bench: ceiling");
+  };
+  round();
+  std::vector<double> rates;
+  for (int i = 0; i < 5; ++i) {
+    Kokkos::Timer timer;
+    round();
+    double const seconds = timer.seconds();
+    double total = 0;
+    for (double d : done) total += d;
+    rates.push_back(total / seconds);
+  }
+  std::nth_element(rates.begin(), rates.begin() + 2, rates.end());
+  return rates[2];
+}
+
+// The host's ceilings (wave2d_HostCeilings.hpp), about 0.2 s each on a current core.
+template <class ExecutionSpace>
+void measure_host_ceilings(ExecutionSpace const& space, SpaceInfo& info) {
+  info.fma_peak_gflops = on_every_thread(space, [] { return fma_flops(4'000'000); }) / 1e9;
+  // Two fields and two coefficients of 160 x 160 cells: 400 KiB, in any current L2.
+  info.cached_sweep_gcells =
+      on_every_thread(space, [] { return cached_sweep_cell_steps(160, 1000); }) / 1e9;
+  info.details.emplace_back("fma_peak_GFLOPs", std::to_string(info.fma_peak_gflops));
+  info.details.emplace_back("fma_isa", fma_isa());
+  info.details.emplace_back("cached_sweep_GCellps", std::to_string(info.cached_sweep_gcells));
+  info.details.emplace_back("cached_sweep_rows", host_rows_isa());
+}
+
 template <class ExecutionSpace>
 SpaceInfo register_space(Options const& options) {
   ExecutionSpace const space;
@@ -712,6 +781,7 @@ SpaceInfo register_space(Options const& options) {
   } catch (std::exception const& e) {
     plan.info.details.emplace_back("copy_bandwidth_error", e.what());
   }
+  if constexpr (runs_on_host<ExecutionSpace>) measure_host_ceilings(space, plan.info);
 
   register_copy<ExecutionSpace>(plan);
   auto all_backends = backends<ExecutionSpace>();

@@ -7,14 +7,6 @@
 namespace wave2d::test {
 namespace {
 
-std::vector<std::string> spaces() {
-  std::vector<std::string> names;
-  for (auto const& c : all_backend_cases()) {
-    if (std::find(names.begin(), names.end(), c.space) == names.end()) names.push_back(c.space);
-  }
-  return names;
-}
-
 class FiniteCheckTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(FiniteCheckTest, FindsTheFirstNonFiniteCellInRowMajorOrder) {
@@ -77,7 +69,7 @@ TEST_P(FiniteCheckTest, ChecksASubviewsCellsOnly) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSpaces, FiniteCheckTest, testing::ValuesIn(spaces()),
+INSTANTIATE_TEST_SUITE_P(AllSpaces, FiniteCheckTest, testing::ValuesIn(space_names()),
                          [](testing::TestParamInfo<std::string> const& info) {
                            return info.param;
                          });

@@ -19,9 +19,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -48,18 +50,38 @@ struct Plan {
   PlanKey key;
   // The plan cache's entry this plan was read from or kept in; empty when neither.
   std::filesystem::path cache_file;
+  // Set when the run found the backend chosen clearly slower than the runner-up and took
+  // the runner-up from `step` on (Simulation, host spaces): `backend` is then the runner-up.
+  struct Switch {
+    std::string from;
+    double from_rate = 0.0;  // GCells/s, each measured in the run
+    double to_rate = 0.0;
+    std::int64_t step = 0;
+  };
+  std::optional<Switch> switched;
 
   // "auto chose cuda-stream: measured 6 candidates in 0.084 s", "... from the plan cache".
   // "... from the plan cache (<its entry>)", "... in 0.084 s, kept in <its entry>".
+  // After a switch: "auto chose kokkos-mdrange: ... ; switched_text()".
   std::string summary() const {
-    std::string const chose = "auto chose " + backend + ": ";
-    if (from_cache) return chose + "from the plan cache (" + cache_file.string() + ")";
+    std::string const chose = "auto chose " + (switched ? switched->from : backend) + ": ";
+    std::string const then = switched ? "; " + switched_text() : "";
+    if (from_cache) return chose + "from the plan cache (" + cache_file.string() + ")" + then;
     if (mode == PlanMode::estimate) return chose + "estimated, no trial";
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3f", trial_seconds);
     return chose + "measured " + std::to_string(ranking.size()) +
            (ranking.size() == 1 ? " candidate in " : " candidates in ") + seconds + " s" +
-           (cache_file.empty() ? "" : ", kept in " + cache_file.string());
+           (cache_file.empty() || switched ? "" : ", kept in " + cache_file.string()) + then;
+  }
+  // "switched to kokkos-mdrange at step 48: it ran 1.23 GCells/s, kokkos-tiled 0.75"
+  // (", the plan cache corrected" when it was).
+  std::string switched_text() const {
+    if (!switched) return {};
+    return "switched to " + backend + " at step " + std::to_string(switched->step) + ": it ran " +
+           rate_text(switched->to_rate) + " GCells/s, " + switched->from + " " +
+           rate_text(switched->from_rate) +
+           (cache_file.empty() ? "" : ", the plan cache corrected");
   }
   // The trial's rates, fastest first: "kokkos-tiled 4.12, kokkos-mdrange 1.72 GCells/s".
   std::string ranking_text() const {
@@ -147,10 +169,18 @@ struct Trial {
   FieldPair<MemorySpace> fields;
 };
 
-// Each candidate's speed on the real grid: a first call not timed (one step on a host
-// space, one fused pass on a GPU), then whole fused passes until 20 ms have passed (at
-// least one), each fenced; every candidate from the same pair of views of `fields` (a
-// Simulation's, before it resets them; empty: the trial allocates its own).
+// Each candidate's speed on the real grid, measured as the run will see it: every
+// candidate made and warmed by one fused pass (its first call pays once for what later
+// ones reuse: a GPU's module load, a host's first touch of the stepper's buffers), then
+// trial_rounds rounds in which each candidate in turn advances a sample of whole fused
+// passes fenced once, as a run's chunk is, of about trial_sample_seconds (sized from its
+// warm-up). Its rate is the median of its samples: interleaved, the rounds share what the
+// machine does meanwhile, and one slow or lucky sample does not rank a candidate. Every
+// candidate steps the same pair of views of `fields` (a Simulation's, before it resets
+// them; empty: the trial allocates its own).
+inline constexpr int trial_rounds = 3;
+inline constexpr double trial_sample_seconds = 0.01;
+
 template <class ExecutionSpace, class MemorySpace>
 Trial<ExecutionSpace, MemorySpace> run_trial(ExecutionSpace const& space, Scene const& scene,
                                              Coefficients<MemorySpace> const& coefficients,
@@ -170,34 +200,45 @@ Trial<ExecutionSpace, MemorySpace> run_trial(ExecutionSpace const& space, Scene 
   none.count = 0;
   none.trace = nullptr;
   double const cells = double(window.local_nx()) * double(window.local_ny());
-  Trial<ExecutionSpace, MemorySpace> trial;
-  double fastest = -1.0;
-  for (auto const& backend : plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
-    auto stepper = backend.make(space, scene, coefficients);
-    FieldPair<MemorySpace> scratch = fields;
-    std::int64_t const pass = std::max(1, backend.fused_steps);
-    // Its first call pays once for what later ones reuse (a GPU's module load, a host
-    // space's first touch of the stepper's own buffers): not timed.
-    stepper->advance(space, scratch, runs_on_host<ExecutionSpace> ? 1 : pass, none);
-    wave2d::fence(space, "wave2d::plan::warm_up");
-    using Clock = std::chrono::steady_clock;
+  using Clock = std::chrono::steady_clock;
+  struct Candidate {
+    std::string name;
+    std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper;
+    FieldPair<MemorySpace> fields;
+    std::int64_t sample = 1;  // steps
+    std::vector<double> rates;
+  };
+  // `steps` of a candidate, fenced: their seconds.
+  auto const timed = [&](Candidate& c, std::int64_t steps) {
     auto const start = Clock::now();
-    std::int64_t steps = 0;
-    double seconds = 0.0;
-    do {
-      stepper->advance(space, scratch, pass, none);
-      wave2d::fence(space, "wave2d::plan::trial");
-      steps += pass;
-      seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (seconds < 0.02 && steps < 1000 * pass);
-    BackendRate rate;
-    rate.backend = backend.name;
-    rate.gcells_per_second = cells * double(steps) / seconds * 1e-9;
-    trial.ranking.push_back(rate);
-    if (rate.gcells_per_second > fastest) {
-      fastest = rate.gcells_per_second;
-      trial.fastest = std::move(stepper);
-      trial.fields = scratch;
+    c.stepper->advance(space, c.fields, steps, none);
+    wave2d::fence(space, "wave2d::plan::trial");
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  std::vector<Candidate> candidates;
+  for (auto const& backend : plan_candidates<ExecutionSpace, MemorySpace>(max_fused_steps)) {
+    Candidate c{std::string(backend.name), backend.make(space, scene, coefficients), fields};
+    std::int64_t const pass = std::max(1, backend.fused_steps);
+    double const warm_up = std::max(timed(c, pass), 1e-6);
+    c.sample =
+        pass * std::clamp<std::int64_t>(std::int64_t(trial_sample_seconds / warm_up), 1, 1000);
+    candidates.push_back(std::move(c));
+  }
+  for (int round = 0; round < trial_rounds; ++round) {
+    for (auto& c : candidates) {
+      c.rates.push_back(cells * double(c.sample) / std::max(timed(c, c.sample), 1e-9) * 1e-9);
+    }
+  }
+  Trial<ExecutionSpace, MemorySpace> trial;
+  double best = -1.0;
+  for (auto& c : candidates) {
+    std::ranges::nth_element(c.rates, c.rates.begin() + c.rates.size() / 2);
+    double const median = c.rates[c.rates.size() / 2];
+    trial.ranking.push_back({c.name, median});
+    if (median > best) {
+      best = median;
+      trial.fastest = std::move(c.stepper);
+      trial.fields = c.fields;
     }
   }
   std::ranges::stable_sort(trial.ranking, std::ranges::greater{}, &BackendRate::gcells_per_second);
@@ -255,8 +296,8 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
       }
       bool const of_space = has_backend<ExecutionSpace, MemorySpace>(cached->backend);
       plan.notes.push_back(
-          "ignored the plan cache entry for " + plan.key.text() + ": backend '" +
-          cached->backend + "' " +
+          "ignored the plan cache entry for " + plan.key.text() + ": backend '" + cached->backend +
+          "' " +
           (of_space ? "fuses more steps per pass than the windows' halo of " +
                           std::to_string(options.max_fused_steps) +
                           (options.max_fused_steps == 1 ? " cell allows" : " cells allows")

@@ -535,8 +535,12 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
     std::int64_t stop = end;
     for (std::int64_t every : periods) stop = std::min(stop, detail::next_stop(every, done, end));
     std::int64_t const n = chunks.next(stop - done);
+    bool const switched_before = plan() && plan()->switched;
     double const seconds = part.advance(space_, n);
     chunks.took(n, seconds);
+    if (!switched_before && plan() && plan()->switched && processes.root() && listener.note) {
+      listener.note("auto " + plan()->switched_text());
+    }
     result.seconds += seconds;
     result.step = local.steps_done();
     if (auto const cell = part.first_non_finite(space_, true)) {

@@ -15,8 +15,10 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -25,6 +27,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace wave2d {
 
@@ -98,11 +101,14 @@ class Simulation {
   // Runs n_steps steps; the backend records the receivers at each of them. Refuses
   // (std::invalid_argument) a count that would pass max_steps, and a trace that would
   // not fit in memory (InsufficientMemory), before any step.
+  // Where auto chose the backend on a host space, its first steps check the choice
+  // (check_choice).
   void advance(ExecutionSpace const& space, std::int64_t n_steps) {
     std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
     Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
     reserve_trace(space, last - trace_first_step_ + 1);
-    stepper_->advance(space, fields_, n_steps, trace_target());
+    while (check_ && n_steps > 0) n_steps -= check_choice(space, n_steps);
+    if (n_steps > 0) stepper_->advance(space, fields_, n_steps, trace_target());
   }
 
   // The receivers' trace (Scene::receivers), in MemorySpace, filled by the backend's
@@ -340,7 +346,111 @@ class Simulation {
     if (!stepper_) {
       stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
     }
+    // Every backend of a host space gives the same bits: there the run may change its
+    // backend on the way.
+    if (plan_ && detail::runs_on_host<ExecutionSpace> && runner_up()) {
+      check_.emplace();
+      check_->cache_directory = plan.cache_directory;
+      // Samples in whole fused passes of both.
+      check_->sample =
+          std::max({1, find_backend<ExecutionSpace, MemorySpace>(backend_).fused_steps,
+                    find_backend<ExecutionSpace, MemorySpace>(runner_up()->backend).fused_steps});
+    }
     reset(space);
+  }
+
+  // What the run's check of auto's choice has measured (advance, check_choice).
+  struct ChoiceCheck {
+    std::int64_t sample = 1;  // steps a timed sample, doubled up to sample_seconds
+    bool sized = false;
+    std::vector<double> chosen, runner;  // GCells/s of each sample
+    bool runner_warm = false;            // the runner-up's first sample is not counted
+    std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> other;  // the runner-up's, on trial
+    std::filesystem::path cache_directory;
+  };
+
+  // The fastest of the plan's ranking but the backend chosen, if any.
+  BackendRate const* runner_up() const {
+    for (auto const& rate : plan_->ranking) {
+      if (rate.backend != plan_->backend) return &rate;
+    }
+    return nullptr;
+  }
+
+  // Runs a timed sample of at most n_steps steps of the run (fenced) and returns its steps.
+  // Samples double until one takes sample_seconds; then the chosen backend's first
+  // samples_per_backend samples: if their median is clearly below what the plan gives the
+  // runner-up (under 0.9 of it), the runner-up runs as many after one more not counted
+  // (conclude_check). Either way the check then ends.
+  std::int64_t check_choice(ExecutionSpace const& space, std::int64_t n_steps) {
+    constexpr std::size_t samples_per_backend = 3;
+    constexpr double sample_seconds = 0.005;
+    ChoiceCheck& check = *check_;
+    bool const on_runner = check.chosen.size() == samples_per_backend;
+    auto& stepper = on_runner ? check.other : stepper_;
+    std::int64_t const steps = std::min(n_steps, check.sample);
+    fence(space, "wave2d::Simulation::check_choice");
+    auto const start = std::chrono::steady_clock::now();
+    stepper->advance(space, fields_, steps, trace_target());
+    fence(space, "wave2d::Simulation::check_choice");
+    double const seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (steps < check.sample) return steps;  // a short remainder: not a sample
+    if (!check.sized) {
+      if (seconds < sample_seconds && check.sample < (std::int64_t(1) << 40)) {
+        check.sample *= 2;
+        return steps;
+      }
+      check.sized = true;
+    }
+    if (on_runner && !check.runner_warm) {  // it paid for its buffers' first touch
+      check.runner_warm = true;
+      return steps;
+    }
+    double const cells = double(window_.local_nx()) * double(window_.local_ny());
+    (on_runner ? check.runner : check.chosen)
+        .push_back(cells * double(steps) / std::max(seconds, 1e-9) * 1e-9);
+    auto const median = [](std::vector<double> v) {
+      std::ranges::nth_element(v, v.begin() + v.size() / 2);
+      return v[v.size() / 2];
+    };
+    if (!on_runner && check.chosen.size() == samples_per_backend) {
+      if (median(check.chosen) >= 0.9 * runner_up()->gcells_per_second) {
+        check_.reset();
+      } else {
+        check.other = make_stepper<ExecutionSpace, MemorySpace>(space, runner_up()->backend, scene_,
+                                                                coefficients_);
+      }
+    } else if (on_runner && check.runner.size() == samples_per_backend) {
+      conclude_check(median(check.chosen), median(check.runner));
+      check_.reset();
+    }
+    return steps;
+  }
+
+  // The chosen backend and the runner-up measured in the run: their rates replace the
+  // plan's, the run takes the runner-up if it is clearly faster (1.05 times), and the plan
+  // cache keeps what the run measured.
+  void conclude_check(double chosen_rate, double runner_rate) {
+    Plan& plan = *plan_;
+    std::string const chosen = plan.backend;
+    std::string const runner = runner_up()->backend;
+    for (auto& rate : plan.ranking) {
+      if (rate.backend == chosen) rate.gcells_per_second = chosen_rate;
+      if (rate.backend == runner) rate.gcells_per_second = runner_rate;
+    }
+    std::ranges::stable_sort(plan.ranking, std::ranges::greater{}, &BackendRate::gcells_per_second);
+    if (runner_rate > 1.05 * chosen_rate) {
+      plan.switched = Plan::Switch{chosen, chosen_rate, runner_rate, fields_.step};
+      plan.backend = runner;
+      backend_ = runner;
+      stepper_ = std::move(check_->other);
+    }
+    std::filesystem::path const& folder = check_->cache_directory;
+    if (!folder.empty() && plan.mode != PlanMode::estimate &&
+        write_cached_plan(folder, plan.key, {plan.backend, plan.ranking}, plan.notes)) {
+      plan.cache_file = plan_cache_file(folder, plan.key);
+    }
   }
 
   Receivers trace_target() const {
@@ -420,6 +530,7 @@ class Simulation {
   std::int64_t trace_first_step_ = 0;
   std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> stepper_;
   std::optional<Plan> plan_;
+  std::optional<ChoiceCheck> check_;  // while auto's choice is being checked
 };
 
 }  // namespace wave2d

@@ -136,7 +136,7 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 
 // The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
 // cuda-stream from about 1400^2 cells up and cuda-shmem below; kokkos-tiled on a GPU
-// without the hand-written kernels and on host grids from 500^2 cells; kokkos-mdrange on
+// without the hand-written kernels and on host grids from 200^2 cells; kokkos-mdrange on
 // smaller host grids.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::string estimate_backend(ExecutionSpace const& space, Window const& window,
@@ -150,7 +150,7 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
   std::string_view rule = "kokkos-mdrange";
   if (has("cuda-stream") && has("cuda-shmem")) {
     rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
-  } else if (!detail::runs_on_host<ExecutionSpace> || cells >= 2.5e5) {
+  } else if (!detail::runs_on_host<ExecutionSpace> || cells >= 4.0e4) {
     rule = "kokkos-tiled";
   }
   return std::string(has(rule) ? rule : candidates.front().name);

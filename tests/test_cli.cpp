@@ -298,8 +298,8 @@ TEST_F(Cli, PlanRanksTheCandidatesAndKeepsThePlan) {
   EXPECT_TRUE(contains(cached.out, "from the plan cache (" + plans.string())) << cached.out;
   EXPECT_TRUE(contains(cached.out, "\ncached trial   ")) << cached.out;
   EXPECT_FALSE(contains(cached.out, "\ntrial ")) << "the cache's rates are not this run's";
-  Result const measured = wave2d(
-      "run --scene double-slit-small --steps 3 --output o --plan measure", environment);
+  Result const measured =
+      wave2d("run --scene double-slit-small --steps 3 --output o --plan measure", environment);
   ASSERT_EQ(measured.status, 0) << measured.err;
   EXPECT_TRUE(contains(measured.out, ", kept in " + plans.string())) << measured.out;
   auto const trial = measured.out.find("\ntrial ");
@@ -1108,7 +1108,14 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
   if (arguments.ends_with(" +")) {
     arguments.replace(arguments.size() - 1, 1, "--output o --save-npy f.npy --frames-every 5");
   }
-  Result const result = wave2d(arguments, bad.environment);
+  // A run over ranks starts Open MPI, whose plugins leave what they allocate at exit,
+  // unloaded by then: in the sanitizer build its leaks stay unchecked, as under mpiexec.
+  std::string const environment =
+      bad.environment +
+      (arguments.find("--ranks") == std::string::npos
+           ? ""
+           : " ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1");
+  Result const result = wave2d(arguments, environment);
   EXPECT_EQ(result.status, bad.status) << result.err;
   EXPECT_EQ(result.err.find("wave2d: error: "), 0u) << result.err;
   EXPECT_TRUE(contains(result.err, bad.message)) << "expected '" << bad.message << "' in\n"

@@ -739,7 +739,7 @@ double on_every_thread(ExecutionSpace const& space, Work const& work) {
         Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, threads)
             .set_chunk_size(1),
         [&](int thread) { done[std::size_t(thread)] = work(); });
-    space.fence("wave2d::bench: ceiling");
+    wave2d::fence(space, "wave2d::bench: ceiling");
   };
   round();
   std::vector<double> rates;

@@ -7,6 +7,7 @@
 # must fail with an error matching it. GPU: a Kokkos with CUDA, whose application runs only
 # where a GPU is. CXX_FLAGS (the sanitizers' flags of a sanitized build) go to compiling and
 # linking. EXPECT_FILES: what the application must have written in WORK (comma-separated).
+# NO_KERNELS: see below.
 foreach(list COMPONENTS CONFIGURE_ARGS EXPECT_FILES)  # comma-separated
   string(REPLACE "," ";" ${list} "${${list}}")
 endforeach()
@@ -58,6 +59,26 @@ endif()
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE status)
 if(status)
   message(FATAL_ERROR "building the application failed")
+endif()
+# NO_KERNELS: the library holds the instantiations (ETI), so main.cpp's object defines none
+# of wave2d's kernels, steppers, planner or simulation's stepping: it compiled declarations.
+if(NO_KERNELS)
+  file(GLOB_RECURSE objects ${WORK}/build/CMakeFiles/*main.cpp.o)
+  find_program(NM nm REQUIRED)
+  execute_process(COMMAND ${NM} -C --defined-only ${objects} OUTPUT_VARIABLE symbols
+                  RESULT_VARIABLE status)
+  if(status OR NOT objects)
+    message(FATAL_ERROR "nm could not read main.cpp's object (${objects})")
+  endif()
+  string(REGEX MATCHALL
+         "[^\n]*(Kokkos::Impl::[^\n]*wave2d|wave2d::(kokkos|cuda|reference)::|wave2d::FiniteCheck<|wave2d::backends<|wave2d::detail::run_trial|wave2d::Simulation<[^>]*>::(advance|Simulation)\\()[^\n]*"
+         compiled "${symbols}")
+  list(LENGTH compiled count)
+  if(count GREATER 0)
+    list(GET compiled 0 first)
+    message(FATAL_ERROR "main.cpp compiled ${count} of wave2d's instantiations, e.g. ${first}")
+  endif()
+  message("main.cpp's object defines no kernel of wave2d's")
 endif()
 file(GLOB executables LIST_DIRECTORIES false ${WORK}/build/downstream ${WORK}/build/app)
 if(NOT executables)

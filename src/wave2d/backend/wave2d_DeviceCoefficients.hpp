@@ -6,6 +6,7 @@
 #include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Coefficients.hpp>
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
@@ -78,6 +79,14 @@ Coefficients<MemorySpace> make_coefficients(ExecutionSpace const& space, Scene c
   return make_coefficients<ExecutionSpace, MemorySpace>(space, scene,
                                                         Window::whole(scene.nx, scene.ny));
 }
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp).
+#define WAVE2D_COEFFICIENTS_INSTANTIATIONS(PREFIX, SPACE)                                 \
+  PREFIX Coefficients<SPACE::memory_space> make_coefficients<SPACE, SPACE::memory_space>( \
+      SPACE const&, Scene const&, Window const&);                                         \
+  PREFIX Coefficients<SPACE::memory_space> make_coefficients<SPACE, SPACE::memory_space>( \
+      SPACE const&, Scene const&);
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_COEFFICIENTS_INSTANTIATIONS)
 
 }  // namespace wave2d
 

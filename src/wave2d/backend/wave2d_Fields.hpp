@@ -24,6 +24,12 @@ struct FieldPair {
   std::int64_t step = 0;
 };
 
+namespace detail {
+// Rows of floats on the host, viewed where they are (a file's, a checkpoint's).
+using HostRows = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+}  // namespace detail
+
 // A row-major 2-D view's values (a field, the receivers' trace), copied to the host on
 // `space`, which is fenced: the vector is whole on return.
 template <class ExecutionSpace, class View>

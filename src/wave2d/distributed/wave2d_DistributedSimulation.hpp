@@ -3,6 +3,7 @@
 #ifndef WAVE2D_DISTRIBUTED_SIMULATION_HPP
 #define WAVE2D_DISTRIBUTED_SIMULATION_HPP
 
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/distributed/detail/wave2d_BorderStrips.hpp>
 #include <wave2d/distributed/detail/wave2d_HaloMessages.hpp>
 #include <wave2d/distributed/wave2d_Decomposition.hpp>
@@ -93,9 +94,9 @@ class DistributedSimulation {
 
   // The ranks: options.ranks, MPI_Dims_create choosing the zeros (or, where the grid does
   // not split so, the most even split that it does); the halo: options.halo, else the
-  // backend's fused steps, for "auto" the deepest of its candidates' that the split allows. No communication (MPI must be initialized): a program may check a run
-  // before it starts. std::invalid_argument when the ranks do not make the job or the grid
-  // does not split so.
+  // backend's fused steps, for "auto" the deepest of its candidates' that the split allows. No
+  // communication (MPI must be initialized): a program may check a run before it starts.
+  // std::invalid_argument when the ranks do not make the job or the grid does not split so.
   static Decomposition decompose(Scene const& scene, std::string_view backend,
                                  Options const& options, int size) {
     int dims[2] = {options.ranks[0], options.ranks[1]};
@@ -129,8 +130,8 @@ class DistributedSimulation {
     Decomposition decomposition{{dims[0], dims[1]}, halo_of({dims[0], dims[1]})};
     // MPI's choice where the grid splits so; else the most even split of the ranks left to
     // choose that does (a narrow grid splits along its long side alone).
-    if (chosen && !fits_decomposition(scene.nx, scene.ny, decomposition.ranks,
-                                      decomposition.halo)) {
+    if (chosen &&
+        !fits_decomposition(scene.nx, scene.ny, decomposition.ranks, decomposition.halo)) {
       std::vector<std::array<int, 2>> splits;
       for (int p = 1; p <= size; ++p) {
         if (size % p != 0) continue;
@@ -139,9 +140,8 @@ class DistributedSimulation {
           splits.push_back(split);
         }
       }
-      std::ranges::stable_sort(splits, {}, [](auto const& split) {
-        return std::abs(split[0] - split[1]);
-      });
+      std::ranges::stable_sort(splits, {},
+                               [](auto const& split) { return std::abs(split[0] - split[1]); });
       for (auto const& split : splits) {
         if (fits_decomposition(scene.nx, scene.ny, split, halo_of(split))) {
           decomposition = {split, halo_of(split)};
@@ -157,75 +157,7 @@ class DistributedSimulation {
   // anything fails on any rank. With "auto", rank 0 plans for its window and every rank
   // runs the backend it chose.
   DistributedSimulation(MPI_Comm comm, ExecutionSpace const& space, Scene const& scene,
-                        std::string_view backend = auto_backend, Options options = {})
-      : check_(space) {
-    int size = 0;
-    detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    // Checks and allocations agreed on, collectives between them: a rank that fails must
-    // not leave the others waiting in a collective it skipped.
-    processes_ = processes_of(comm);
-    Processes const& processes = processes_;
-    bool const planned = backend == auto_backend;
-    Decomposition decomposition;
-    processes.agree([&] {
-      validate(scene, options.validation);
-      decomposition = decompose(scene, backend, options, size);
-    });
-    int dims[2] = {decomposition.ranks[0], decomposition.ranks[1]};
-    std::int32_t halo = decomposition.halo;
-    std::string chosen(backend);
-    if (planned) {
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      std::array<char, 64> name{};
-      processes.agree([&] {
-        if (rank != 0) return;
-        Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
-        PlanOptions plan = options.plan;
-        if (options.halo <= 0) plan.max_fused_steps = halo;  // a backend the windows allow
-        plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, plan);
-        plan_->backend.copy(name.data(), name.size() - 1);
-      });
-      detail::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");
-      chosen = name.data();
-      if (options.halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(chosen).fused_steps;
-    }
-    ranks_ = {dims[0], dims[1]};
-    int const periodic[2] = {0, 0};
-    detail::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
-    int rank = 0;
-    int coords[2] = {0, 0};
-    MPI_Comm_rank(cart_, &rank);
-    detail::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
-    for (std::size_t i = 0; i < detail::directions.size(); ++i) {
-      int const at[2] = {coords[0] + detail::directions[i][0],
-                         coords[1] + detail::directions[i][1]};
-      if (at[0] >= 0 && at[0] < dims[0] && at[1] >= 0 && at[1] < dims[1]) {
-        detail::check_mpi(MPI_Cart_rank(cart_, at, &neighbours_[i]), "MPI_Cart_rank");
-      }
-    }
-    window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
-    // Every rank or none: the two ways make different collective calls.
-    int overlap =
-        options.overlap && detail::BorderStrips<ExecutionSpace, MemorySpace>::fits(window_);
-    try {
-      detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overlap, 1, MPI_INT, MPI_MIN, cart_),
-                        "MPI_Allreduce");
-      processes_.agree([&] {
-        local_.emplace(space, scene, window_, chosen, options.validation);
-        allocate_buffers(space);
-        if (overlap != 0) {
-          strips_.emplace(space, scene, window_, chosen, options.validation,
-                          std::array{std::array{has_neighbour(-1, 0), has_neighbour(1, 0)},
-                                     std::array{has_neighbour(0, -1), has_neighbour(0, 1)}});
-        }
-      });
-    } catch (...) {
-      MPI_Comm_free(&cart_);
-      throw;
-    }
-    valid_steps_ = window_.halo;
-  }
+                        std::string_view backend = auto_backend, Options options = {});
 
   ~DistributedSimulation() {
     if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
@@ -240,22 +172,7 @@ class DistributedSimulation {
   }
 
   // Collective. Exchanges the halos whenever the last exchange's are used up.
-  void advance(ExecutionSpace const& space, std::int64_t n_steps) {
-    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::advance");
-    if (n_steps < 0) throw std::invalid_argument("advance: negative steps");
-    while (n_steps > 0) {
-      std::int64_t const chunk =
-          std::min<std::int64_t>(n_steps, valid_steps_ > 0 ? valid_steps_ : window_.halo);
-      if (valid_steps_ == 0 && strips_) {
-        advance_overlapped(space, chunk);
-      } else {
-        if (valid_steps_ == 0) exchange(space);
-        processes_.agree([&] { local_->advance(space, chunk); });
-        valid_steps_ -= chunk;
-      }
-      n_steps -= chunk;
-    }
-  }
+  void advance(ExecutionSpace const& space, std::int64_t n_steps);
 
   // Sets this rank's window to the fields `previous` and `current` (local_ny x local_nx,
   // as local() holds them) at `step`, which every rank gives alike; the halos are
@@ -307,75 +224,12 @@ class DistributedSimulation {
   // Collective: on the cartesian communicator's rank 0, the whole grid's u(t_{n-1}) and
   // u(t_n), row-major nx * ny; empty vectors elsewhere. For grids whose two fields fit int
   // counts (std::length_error on every rank otherwise).
-  std::pair<std::vector<float>, std::vector<float>> gather(ExecutionSpace const& space) {
-    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather");
-    detail::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
-    Buffer buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                     "wave2d::DistributedSimulation::gather"),
-                  std::size_t(2 * owned.cells()));
-    pack(space, owned, buffer);
-    auto host = Kokkos::create_mirror_view(buffer);
-    Kokkos::deep_copy(space, host, buffer);
-    wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
-
-    auto const [all, displacements] = gather_to_root(host.data(), host.size());
-    std::pair<std::vector<float>, std::vector<float>> fields;
-    if (displacements.empty()) return fields;
-    int const size = int(displacements.size());
-    Scene const& scene = local_->scene();
-    fields.first.resize(std::size_t(scene.cells()));
-    fields.second.resize(std::size_t(scene.cells()));
-    for (int r = 0; r < size; ++r) {
-      int coords[2];
-      MPI_Cart_coords(cart_, r, 2, coords);
-      Window const w = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0);
-      float const* block = all.data() + displacements[r];
-      for (int f = 0; f < 2; ++f) {
-        auto& field = f == 0 ? fields.first : fields.second;
-        for (std::int32_t y = 0; y < w.ny; ++y) {
-          std::copy_n(block + (std::int64_t(f) * w.ny + y) * w.nx, w.nx,
-                      field.data() + scene.index(w.x0, w.y0 + y));
-        }
-      }
-    }
-    return fields;
-  }
+  std::pair<std::vector<float>, std::vector<float>> gather(ExecutionSpace const& space);
 
   // Collective: on rank 0 of the cartesian communicator, the receivers' trace of the whole
   // grid (Simulation::receivers(): rows of time, a column per receiver, row-major), each
   // receiver from the rank that owns its cell; an empty vector elsewhere.
-  std::vector<float> gather_receivers(ExecutionSpace const& space) {
-    Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather_receivers");
-    Scene const& scene = local_->scene();
-    std::size_t const columns = scene.receivers.size();
-    auto const trace = local_->receivers();
-    std::size_t const rows = trace.extent(0);
-    auto const host = Kokkos::create_mirror_view(trace);
-    Kokkos::deep_copy(space, host, trace);
-    wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
-    // Each rank sends the columns of its owned receivers, rows x those, row-major.
-    auto const owned_here = owned_receivers(scene, window_);
-    std::vector<float> mine;
-    for (std::size_t row = 0; row < rows; ++row) {
-      for (std::size_t i : owned_here) mine.push_back(host(row, i));
-    }
-    auto const [all, displacements] = gather_to_root(mine.data(), mine.size());
-    std::vector<float> gathered;
-    if (displacements.empty()) return gathered;
-    int const size = int(displacements.size());
-    gathered.resize(rows * columns);
-    for (int r = 0; r < size; ++r) {
-      int coords[2];
-      MPI_Cart_coords(cart_, r, 2, coords);
-      auto const owned =
-          owned_receivers(scene, window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
-      float const* from = all.data() + displacements[r];
-      for (std::size_t row = 0; row < rows; ++row) {
-        for (std::size_t i : owned) gathered[row * columns + i] = *from++;
-      }
-    }
-    return gathered;
-  }
+  std::vector<float> gather_receivers(ExecutionSpace const& space);
 
   std::int64_t steps_done() const { return local_->steps_done(); }
   std::array<int, 2> ranks() const { return ranks_; }  // along x and y
@@ -597,6 +451,172 @@ class DistributedSimulation {
   std::array<detail::HaloType, 8> receive_type_;
   FiniteCheck<ExecutionSpace, MemorySpace> check_;
 };
+
+template <class ExecutionSpace, class MemorySpace>
+DistributedSimulation<ExecutionSpace, MemorySpace>::DistributedSimulation(
+    MPI_Comm comm, ExecutionSpace const& space, Scene const& scene, std::string_view backend,
+    Options options)
+    : check_(space) {
+  int size = 0;
+  detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  // Checks and allocations agreed on, collectives between them: a rank that fails must
+  // not leave the others waiting in a collective it skipped.
+  processes_ = processes_of(comm);
+  Processes const& processes = processes_;
+  bool const planned = backend == auto_backend;
+  Decomposition decomposition;
+  processes.agree([&] {
+    validate(scene, options.validation);
+    decomposition = decompose(scene, backend, options, size);
+  });
+  int dims[2] = {decomposition.ranks[0], decomposition.ranks[1]};
+  std::int32_t halo = decomposition.halo;
+  std::string chosen(backend);
+  if (planned) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::array<char, 64> name{};
+    processes.agree([&] {
+      if (rank != 0) return;
+      Window const first = window_of(scene.nx, scene.ny, {dims[0], dims[1]}, {0, 0}, halo);
+      PlanOptions plan = options.plan;
+      if (options.halo <= 0) plan.max_fused_steps = halo;  // a backend the windows allow
+      plan_ = plan_backend<ExecutionSpace, MemorySpace>(space, scene, first, plan);
+      plan_->backend.copy(name.data(), name.size() - 1);
+    });
+    detail::check_mpi(MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, comm), "MPI_Bcast");
+    chosen = name.data();
+    if (options.halo <= 0) halo = find_backend<ExecutionSpace, MemorySpace>(chosen).fused_steps;
+  }
+  ranks_ = {dims[0], dims[1]};
+  int const periodic[2] = {0, 0};
+  detail::check_mpi(MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_), "MPI_Cart_create");
+  int rank = 0;
+  int coords[2] = {0, 0};
+  MPI_Comm_rank(cart_, &rank);
+  detail::check_mpi(MPI_Cart_coords(cart_, rank, 2, coords), "MPI_Cart_coords");
+  for (std::size_t i = 0; i < detail::directions.size(); ++i) {
+    int const at[2] = {coords[0] + detail::directions[i][0], coords[1] + detail::directions[i][1]};
+    if (at[0] >= 0 && at[0] < dims[0] && at[1] >= 0 && at[1] < dims[1]) {
+      detail::check_mpi(MPI_Cart_rank(cart_, at, &neighbours_[i]), "MPI_Cart_rank");
+    }
+  }
+  window_ = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, halo);
+  // Every rank or none: the two ways make different collective calls.
+  int overlap = options.overlap && detail::BorderStrips<ExecutionSpace, MemorySpace>::fits(window_);
+  try {
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overlap, 1, MPI_INT, MPI_MIN, cart_),
+                      "MPI_Allreduce");
+    processes_.agree([&] {
+      local_.emplace(space, scene, window_, chosen, options.validation);
+      allocate_buffers(space);
+      if (overlap != 0) {
+        strips_.emplace(space, scene, window_, chosen, options.validation,
+                        std::array{std::array{has_neighbour(-1, 0), has_neighbour(1, 0)},
+                                   std::array{has_neighbour(0, -1), has_neighbour(0, 1)}});
+      }
+    });
+  } catch (...) {
+    MPI_Comm_free(&cart_);
+    throw;
+  }
+  valid_steps_ = window_.halo;
+}
+
+template <class ExecutionSpace, class MemorySpace>
+void DistributedSimulation<ExecutionSpace, MemorySpace>::advance(ExecutionSpace const& space,
+                                                                 std::int64_t n_steps) {
+  Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::advance");
+  if (n_steps < 0) throw std::invalid_argument("advance: negative steps");
+  while (n_steps > 0) {
+    std::int64_t const chunk =
+        std::min<std::int64_t>(n_steps, valid_steps_ > 0 ? valid_steps_ : window_.halo);
+    if (valid_steps_ == 0 && strips_) {
+      advance_overlapped(space, chunk);
+    } else {
+      if (valid_steps_ == 0) exchange(space);
+      processes_.agree([&] { local_->advance(space, chunk); });
+      valid_steps_ -= chunk;
+    }
+    n_steps -= chunk;
+  }
+}
+
+template <class ExecutionSpace, class MemorySpace>
+std::pair<std::vector<float>, std::vector<float>>
+DistributedSimulation<ExecutionSpace, MemorySpace>::gather(ExecutionSpace const& space) {
+  Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather");
+  detail::Rect const owned{window_.owned_x(), window_.owned_y(), window_.nx, window_.ny};
+  Buffer buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                   "wave2d::DistributedSimulation::gather"),
+                std::size_t(2 * owned.cells()));
+  pack(space, owned, buffer);
+  auto host = Kokkos::create_mirror_view(buffer);
+  Kokkos::deep_copy(space, host, buffer);
+  wave2d::fence(space, "wave2d::DistributedSimulation::gather: owned cells on the host");
+
+  auto const [all, displacements] = gather_to_root(host.data(), host.size());
+  std::pair<std::vector<float>, std::vector<float>> fields;
+  if (displacements.empty()) return fields;
+  int const size = int(displacements.size());
+  Scene const& scene = local_->scene();
+  fields.first.resize(std::size_t(scene.cells()));
+  fields.second.resize(std::size_t(scene.cells()));
+  for (int r = 0; r < size; ++r) {
+    int coords[2];
+    MPI_Cart_coords(cart_, r, 2, coords);
+    Window const w = window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0);
+    float const* block = all.data() + displacements[r];
+    for (int f = 0; f < 2; ++f) {
+      auto& field = f == 0 ? fields.first : fields.second;
+      for (std::int32_t y = 0; y < w.ny; ++y) {
+        std::copy_n(block + (std::int64_t(f) * w.ny + y) * w.nx, w.nx,
+                    field.data() + scene.index(w.x0, w.y0 + y));
+      }
+    }
+  }
+  return fields;
+}
+
+template <class ExecutionSpace, class MemorySpace>
+std::vector<float> DistributedSimulation<ExecutionSpace, MemorySpace>::gather_receivers(
+    ExecutionSpace const& space) {
+  Kokkos::Profiling::ScopedRegion region("wave2d::DistributedSimulation::gather_receivers");
+  Scene const& scene = local_->scene();
+  std::size_t const columns = scene.receivers.size();
+  auto const trace = local_->receivers();
+  std::size_t const rows = trace.extent(0);
+  auto const host = Kokkos::create_mirror_view(trace);
+  Kokkos::deep_copy(space, host, trace);
+  wave2d::fence(space, "wave2d::DistributedSimulation::gather_receivers: trace on the host");
+  // Each rank sends the columns of its owned receivers, rows x those, row-major.
+  auto const owned_here = owned_receivers(scene, window_);
+  std::vector<float> mine;
+  for (std::size_t row = 0; row < rows; ++row) {
+    for (std::size_t i : owned_here) mine.push_back(host(row, i));
+  }
+  auto const [all, displacements] = gather_to_root(mine.data(), mine.size());
+  std::vector<float> gathered;
+  if (displacements.empty()) return gathered;
+  int const size = int(displacements.size());
+  gathered.resize(rows * columns);
+  for (int r = 0; r < size; ++r) {
+    int coords[2];
+    MPI_Cart_coords(cart_, r, 2, coords);
+    auto const owned =
+        owned_receivers(scene, window_of(scene.nx, scene.ny, ranks_, {coords[0], coords[1]}, 0));
+    float const* from = all.data() + displacements[r];
+    for (std::size_t row = 0; row < rows; ++row) {
+      for (std::size_t i : owned) gathered[row * columns + i] = *from++;
+    }
+  }
+  return gathered;
+}
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp).
+#define WAVE2D_DISTRIBUTED_SIMULATION_INSTANTIATIONS(PREFIX, SPACE) \
+  PREFIX class DistributedSimulation<SPACE, SPACE::memory_space>;
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_DISTRIBUTED_SIMULATION_INSTANTIATIONS)
 
 }  // namespace wave2d
 

@@ -4,6 +4,7 @@
 #ifndef WAVE2D_BACKENDS_HPP
 #define WAVE2D_BACKENDS_HPP
 
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
 #include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
@@ -133,6 +134,18 @@ std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> make_stepper(
     Coefficients<MemorySpace> const& coefficients) {
   return find_backend<ExecutionSpace, MemorySpace>(name).make(space, scene, coefficients);
 }
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp): every backend's stepper
+// is compiled there, made by backends().
+#define WAVE2D_BACKENDS_INSTANTIATIONS(PREFIX, SPACE)                                             \
+  PREFIX std::vector<Backend<SPACE, SPACE::memory_space>> backends<SPACE, SPACE::memory_space>(); \
+  PREFIX bool has_backend<SPACE, SPACE::memory_space>(std::string_view);                          \
+  PREFIX Backend<SPACE, SPACE::memory_space> find_backend<SPACE, SPACE::memory_space>(            \
+      std::string_view);                                                                          \
+  PREFIX std::unique_ptr<Stepper<SPACE, SPACE::memory_space>>                                     \
+  make_stepper<SPACE, SPACE::memory_space>(SPACE const&, std::string_view, Scene const&,          \
+                                           Coefficients<SPACE::memory_space> const&);
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_BACKENDS_INSTANTIATIONS)
 
 }  // namespace wave2d
 

@@ -9,6 +9,7 @@
 #include <wave2d/backend/wave2d_DeviceCoefficients.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/plan/wave2d_Backends.hpp>
 #include <wave2d/plan/wave2d_PlanCache.hpp>
 #include <wave2d/plan/wave2d_PlanOptions.hpp>
@@ -340,6 +341,28 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene, Window const&
   return plan_backend<ExecutionSpace, MemorySpace>(
       space, scene, make_coefficients<ExecutionSpace, MemorySpace>(space, scene, window), options);
 }
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp).
+#define WAVE2D_PLANNER_INSTANTIATIONS(PREFIX, SPACE)                                              \
+  PREFIX std::string detail::device_name<SPACE>(SPACE const&);                                    \
+  PREFIX std::vector<Backend<SPACE, SPACE::memory_space>>                                         \
+  detail::plan_candidates<SPACE, SPACE::memory_space>(int);                                       \
+  PREFIX PlanKey plan_key<SPACE, SPACE::memory_space>(SPACE const&, Window const&);               \
+  PREFIX std::string estimate_backend<SPACE, SPACE::memory_space>(SPACE const&, Window const&,    \
+                                                                  int);                           \
+  PREFIX detail::Trial<SPACE, SPACE::memory_space> detail::run_trial<SPACE, SPACE::memory_space>( \
+      SPACE const&, Scene const&, Coefficients<SPACE::memory_space> const&, int,                  \
+      FieldPair<SPACE::memory_space>);                                                            \
+  PREFIX std::vector<BackendRate> measure_backends<SPACE, SPACE::memory_space>(                   \
+      SPACE const&, Scene const&, Coefficients<SPACE::memory_space> const&, int);                 \
+  PREFIX PlannedStepper<SPACE, SPACE::memory_space> plan_stepper<SPACE, SPACE::memory_space>(     \
+      SPACE const&, Scene const&, Coefficients<SPACE::memory_space> const&, PlanOptions const&,   \
+      FieldPair<SPACE::memory_space> const&);                                                     \
+  PREFIX Plan plan_backend<SPACE, SPACE::memory_space>(                                           \
+      SPACE const&, Scene const&, Coefficients<SPACE::memory_space> const&, PlanOptions const&);  \
+  PREFIX Plan plan_backend<SPACE, SPACE::memory_space>(SPACE const&, Scene const&, Window const&, \
+                                                       PlanOptions const&);
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_PLANNER_INSTANTIATIONS)
 
 }  // namespace wave2d
 

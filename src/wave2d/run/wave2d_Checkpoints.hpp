@@ -20,9 +20,6 @@ namespace wave2d {
 
 namespace detail {
 
-using HostRows = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
 // The receivers a process holds (those in the owned cells of its window) and their trace.
 struct OwnedTrace {
   std::vector<std::int32_t> columns;  // indices into the scene's receivers, ascending

@@ -12,6 +12,7 @@
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/core/wave2d_Processes.hpp>
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_Picture.hpp>
@@ -591,6 +592,14 @@ RunResult run(ExecutionSpace const& space, Experiment experiment,
               RunListener const& listener = {}) {
   return Run<ExecutionSpace>(space, check(std::move(experiment))).execute(listener);
 }
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp).
+#define WAVE2D_RUN_INSTANTIATIONS(PREFIX, SPACE)                           \
+  PREFIX class Run<SPACE>;                                                 \
+  PREFIX Run<SPACE> make_run<SPACE>(SPACE const&, CheckedExperiment,       \
+                                    std::unique_ptr<detail::Part<SPACE>>); \
+  PREFIX RunResult run<SPACE>(SPACE const&, Experiment, RunListener const&);
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_RUN_INSTANTIATIONS)
 
 }  // namespace wave2d
 

@@ -6,6 +6,7 @@
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/backend/wave2d_Receivers.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
+#include <wave2d/detail/wave2d_Instantiation.hpp>
 #include <wave2d/plan/wave2d_Backends.hpp>
 #include <wave2d/plan/wave2d_Planner.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
@@ -70,12 +71,7 @@ class Simulation {
   }
 
   // Back to u0 = u1 = 0 at step 0; the receivers' trace restarts there.
-  void reset(ExecutionSpace const& space) {
-    detail::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
-    detail::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
-    fields_.step = 0;
-    restart_receivers(space);
-  }
+  void reset(ExecutionSpace const& space);
 
   // Resumes from a pair (u(t_{n-1}), u(t_n)) after n = `step` steps (0 .. max_steps);
   // copies the fields, which must be contiguous row-major views (x fastest) of the local
@@ -84,32 +80,14 @@ class Simulation {
   // simulation's own fields, swapped or not.
   template <class Previous, class Current>
   void set_state(ExecutionSpace const& space, Previous const& previous, Current const& current,
-                 std::int64_t step) {
-    static_assert(is_row_major_field<Previous> && is_row_major_field<Current>,
-                  "set_state takes rank-2 Kokkos::Views of float with LayoutRight");
-    check_state_field(space, previous, "previous");
-    check_state_field(space, current, "current");
-    if (step < 0 || step > max_steps) {
-      throw std::invalid_argument("wave2d::Simulation::set_state: step " + std::to_string(step) +
-                                  " is not in 0 .. " + std::to_string(max_steps));
-    }
-    copy_state(space, previous, current);
-    fields_.step = step;
-    restart_receivers(space);
-  }
+                 std::int64_t step);
 
   // Runs n_steps steps; the backend records the receivers at each of them. Refuses
   // (std::invalid_argument) a count that would pass max_steps, and a trace that would
   // not fit in memory (InsufficientMemory), before any step.
   // Where auto chose the backend on a host space, its first steps check the choice
   // (check_choice).
-  void advance(ExecutionSpace const& space, std::int64_t n_steps) {
-    std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
-    Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
-    reserve_trace(space, last - trace_first_step_ + 1);
-    while (check_ && n_steps > 0) n_steps -= check_choice(space, n_steps);
-    if (n_steps > 0) stepper_->advance(space, fields_, n_steps, trace_target());
-  }
+  void advance(ExecutionSpace const& space, std::int64_t n_steps);
 
   // The receivers' trace (Scene::receivers), in MemorySpace, filled by the backend's
   // kernels: row r holds u at each receiver, in the scene's order, after
@@ -131,10 +109,7 @@ class Simulation {
   // Room in the trace for n_steps more steps: no growth, and so no fence for freeing
   // the old buffer (Kokkos fences globally when it frees memory), in the advance() calls
   // that take it there.
-  void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps) {
-    std::int64_t const last = step_after("wave2d::Simulation::reserve_receivers", n_steps);
-    reserve_trace(space, last - trace_first_step_ + 1);
-  }
+  void reserve_receivers(ExecutionSpace const& space, std::int64_t n_steps);
 
   // Throws what advance(space, n_steps) would throw before any step, allocating nothing:
   // for a caller that then advances in shorter runs, the trace growing as they go.
@@ -145,15 +120,7 @@ class Simulation {
 
   // Drops the trace's rows: it restarts at steps_done() (long runs that write it out
   // as they go keep its memory bounded).
-  void restart_receivers(ExecutionSpace const& space) {
-    trace_first_step_ = fields_.step;
-    reserve_trace(space, 1);
-    if (trace_.extent(1) == 0) return;
-    detail::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
-    Receivers target = trace_target();
-    record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
-                     fields_.step);
-  }
+  void restart_receivers(ExecutionSpace const& space);
 
   // Puts back the rows of a trace recorded before (a checkpoint's), so that the trace
   // goes on from them as if the run had never stopped: `rows` holds u at the receivers
@@ -162,32 +129,7 @@ class Simulation {
   // called after set_state() (and reserve_receivers(), for a trace that never grows).
   // std::invalid_argument for rows of another shape.
   template <class Rows>
-  void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step) {
-    static_assert(is_row_major_field<Rows>,
-                  "restore_receivers takes a rank-2 Kokkos::View of float with LayoutRight");
-    char const* const name = "wave2d::Simulation::restore_receivers";
-    if (first_step < 0 || first_step > fields_.step) {
-      throw std::invalid_argument(std::string(name) + ": first step " + std::to_string(first_step) +
-                                  " is not in 0 .. " + std::to_string(fields_.step));
-    }
-    auto const expected_rows = std::size_t(fields_.step - first_step + 1);
-    if (rows.extent(0) != expected_rows || rows.extent(1) != scene_.receivers.size()) {
-      throw std::invalid_argument(std::string(name) + ": rows must be " +
-                                  std::to_string(expected_rows) + " x " +
-                                  std::to_string(scene_.receivers.size()) + " (steps x receivers)");
-    }
-    if (!rows.span_is_contiguous()) {
-      throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
-    }
-    trace_first_step_ = fields_.step;  // nothing to keep if the buffer grows
-    reserve_trace(space, std::int64_t(expected_rows));
-    trace_first_step_ = first_step;
-    if (trace_.extent(1) == 0) return;
-    detail::copy(
-        space,
-        Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, expected_rows), Kokkos::ALL),
-        rows, name);
-  }
+  void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step);
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
   // the next advance() or set_state(): take them again after it.
@@ -320,44 +262,7 @@ class Simulation {
   }
 
   Simulation(ExecutionSpace const& space, Scene scene, std::optional<Window> window,
-             std::string_view backend, ValidationOptions options, PlanOptions const& plan)
-      : scene_(checked(std::move(scene), options)),
-        window_(window ? *window : Window::whole(scene_.nx, scene_.ny)),
-        backend_(backend),
-        finite_check_(space) {
-    Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
-    require_grid_memory(space);
-    coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
-    fields_.previous = detail::allocate<field_type>(space, "wave2d::Simulation::previous",
-                                                    window_.local_ny(), window_.local_nx());
-    fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
-                                                   window_.local_ny(), window_.local_nx());
-    if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
-      auto planned =
-          plan_stepper<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan, fields_);
-      plan_ = std::move(planned.plan);
-      backend_ = plan_->backend;
-      if (planned.stepper) {  // the trial's, not built again
-        stepper_ = std::move(planned.stepper);
-        fields_.previous = planned.fields.previous;
-        fields_.current = planned.fields.current;
-      }
-    }
-    if (!stepper_) {
-      stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
-    }
-    // Every backend of a host space gives the same bits: there the run may change its
-    // backend on the way.
-    if (plan_ && detail::runs_on_host<ExecutionSpace> && runner_up()) {
-      check_.emplace();
-      check_->cache_directory = plan.cache_directory;
-      // Samples in whole fused passes of both.
-      check_->sample =
-          std::max({1, find_backend<ExecutionSpace, MemorySpace>(backend_).fused_steps,
-                    find_backend<ExecutionSpace, MemorySpace>(runner_up()->backend).fused_steps});
-    }
-    reset(space);
-  }
+             std::string_view backend, ValidationOptions options, PlanOptions const& plan);
 
   // What the run's check of auto's choice has measured (advance, check_choice).
   struct ChoiceCheck {
@@ -532,6 +437,147 @@ class Simulation {
   std::optional<Plan> plan_;
   std::optional<ChoiceCheck> check_;  // while auto's choice is being checked
 };
+
+template <class ExecutionSpace, class MemorySpace>
+void Simulation<ExecutionSpace, MemorySpace>::reset(ExecutionSpace const& space) {
+  detail::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
+  detail::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
+  fields_.step = 0;
+  restart_receivers(space);
+}
+
+template <class ExecutionSpace, class MemorySpace>
+template <class Previous, class Current>
+void Simulation<ExecutionSpace, MemorySpace>::set_state(ExecutionSpace const& space,
+                                                        Previous const& previous,
+                                                        Current const& current, std::int64_t step) {
+  static_assert(is_row_major_field<Previous> && is_row_major_field<Current>,
+                "set_state takes rank-2 Kokkos::Views of float with LayoutRight");
+  check_state_field(space, previous, "previous");
+  check_state_field(space, current, "current");
+  if (step < 0 || step > max_steps) {
+    throw std::invalid_argument("wave2d::Simulation::set_state: step " + std::to_string(step) +
+                                " is not in 0 .. " + std::to_string(max_steps));
+  }
+  copy_state(space, previous, current);
+  fields_.step = step;
+  restart_receivers(space);
+}
+
+template <class ExecutionSpace, class MemorySpace>
+void Simulation<ExecutionSpace, MemorySpace>::advance(ExecutionSpace const& space,
+                                                      std::int64_t n_steps) {
+  std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
+  Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
+  reserve_trace(space, last - trace_first_step_ + 1);
+  while (check_ && n_steps > 0) n_steps -= check_choice(space, n_steps);
+  if (n_steps > 0) stepper_->advance(space, fields_, n_steps, trace_target());
+}
+
+template <class ExecutionSpace, class MemorySpace>
+void Simulation<ExecutionSpace, MemorySpace>::reserve_receivers(ExecutionSpace const& space,
+                                                                std::int64_t n_steps) {
+  std::int64_t const last = step_after("wave2d::Simulation::reserve_receivers", n_steps);
+  reserve_trace(space, last - trace_first_step_ + 1);
+}
+
+template <class ExecutionSpace, class MemorySpace>
+void Simulation<ExecutionSpace, MemorySpace>::restart_receivers(ExecutionSpace const& space) {
+  trace_first_step_ = fields_.step;
+  reserve_trace(space, 1);
+  if (trace_.extent(1) == 0) return;
+  detail::fill(space, trace_, 0.0f, "wave2d::Simulation::restart_receivers");
+  Receivers target = trace_target();
+  record_receivers(space, target, fields_.current.data(), coefficients_.params().pitch,
+                   fields_.step);
+}
+
+template <class ExecutionSpace, class MemorySpace>
+template <class Rows>
+void Simulation<ExecutionSpace, MemorySpace>::restore_receivers(ExecutionSpace const& space,
+                                                                Rows const& rows,
+                                                                std::int64_t first_step) {
+  static_assert(is_row_major_field<Rows>,
+                "restore_receivers takes a rank-2 Kokkos::View of float with LayoutRight");
+  char const* const name = "wave2d::Simulation::restore_receivers";
+  if (first_step < 0 || first_step > fields_.step) {
+    throw std::invalid_argument(std::string(name) + ": first step " + std::to_string(first_step) +
+                                " is not in 0 .. " + std::to_string(fields_.step));
+  }
+  auto const expected_rows = std::size_t(fields_.step - first_step + 1);
+  if (rows.extent(0) != expected_rows || rows.extent(1) != scene_.receivers.size()) {
+    throw std::invalid_argument(std::string(name) + ": rows must be " +
+                                std::to_string(expected_rows) + " x " +
+                                std::to_string(scene_.receivers.size()) + " (steps x receivers)");
+  }
+  if (!rows.span_is_contiguous()) {
+    throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
+  }
+  trace_first_step_ = fields_.step;  // nothing to keep if the buffer grows
+  reserve_trace(space, std::int64_t(expected_rows));
+  trace_first_step_ = first_step;
+  if (trace_.extent(1) == 0) return;
+  detail::copy(
+      space,
+      Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, expected_rows), Kokkos::ALL),
+      rows, name);
+}
+
+template <class ExecutionSpace, class MemorySpace>
+Simulation<ExecutionSpace, MemorySpace>::Simulation(ExecutionSpace const& space, Scene scene,
+                                                    std::optional<Window> window,
+                                                    std::string_view backend,
+                                                    ValidationOptions options,
+                                                    PlanOptions const& plan)
+    : scene_(checked(std::move(scene), options)),
+      window_(window ? *window : Window::whole(scene_.nx, scene_.ny)),
+      backend_(backend),
+      finite_check_(space) {
+  Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
+  require_grid_memory(space);
+  coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
+  fields_.previous = detail::allocate<field_type>(space, "wave2d::Simulation::previous",
+                                                  window_.local_ny(), window_.local_nx());
+  fields_.current = detail::allocate<field_type>(space, "wave2d::Simulation::current",
+                                                 window_.local_ny(), window_.local_nx());
+  if (backend_ == auto_backend) {  // a trial steps the fields, which reset() then zeroes
+    auto planned =
+        plan_stepper<ExecutionSpace, MemorySpace>(space, scene_, coefficients_, plan, fields_);
+    plan_ = std::move(planned.plan);
+    backend_ = plan_->backend;
+    if (planned.stepper) {  // the trial's, not built again
+      stepper_ = std::move(planned.stepper);
+      fields_.previous = planned.fields.previous;
+      fields_.current = planned.fields.current;
+    }
+  }
+  if (!stepper_) {
+    stepper_ = make_stepper<ExecutionSpace, MemorySpace>(space, backend_, scene_, coefficients_);
+  }
+  // Every backend of a host space gives the same bits: there the run may change its
+  // backend on the way.
+  if (plan_ && detail::runs_on_host<ExecutionSpace> && runner_up()) {
+    check_.emplace();
+    check_->cache_directory = plan.cache_directory;
+    // Samples in whole fused passes of both.
+    check_->sample =
+        std::max({1, find_backend<ExecutionSpace, MemorySpace>(backend_).fused_steps,
+                  find_backend<ExecutionSpace, MemorySpace>(runner_up()->backend).fused_steps});
+  }
+  reset(space);
+}
+
+// The library's instantiations (detail/wave2d_Instantiation.hpp).
+#define WAVE2D_SIMULATION_INSTANTIATIONS(PREFIX, SPACE)                                   \
+  PREFIX class Simulation<SPACE, SPACE::memory_space>;                                    \
+  PREFIX void Simulation<SPACE, SPACE::memory_space>::set_state(                          \
+      SPACE const&, Field<SPACE::memory_space> const&, Field<SPACE::memory_space> const&, \
+      std::int64_t);                                                                      \
+  PREFIX void Simulation<SPACE, SPACE::memory_space>::set_state(                          \
+      SPACE const&, detail::HostRows const&, detail::HostRows const&, std::int64_t);      \
+  PREFIX void Simulation<SPACE, SPACE::memory_space>::restore_receivers(                  \
+      SPACE const&, detail::HostRows const&, std::int64_t);
+WAVE2D_EXTERN_INSTANTIATIONS(WAVE2D_SIMULATION_INSTANTIATIONS)
 
 }  // namespace wave2d
 

@@ -14,13 +14,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The README's blocks, as the package test takes them (tests/package/run_downstream.cmake).
+# The first block of LANGUAGE in that section.
+readme_block() {
+  awk -v fence="\`\`\`$1" '/^## Embed the library/ {on = 1} on && $0 == fence && !c {c = 1; next}
+    on && c == 1 && /^```$/ {c = 2; next} on && c == 1 {print}' "$root/README.md"
+}
 mkdir -p "$work/source"
-awk '/^## Embed the library/ {on = 1} on && /^```cmake$/ && !c {c = 1; next}
-     on && c == 1 && /^```$/ {c = 2; next} on && c == 1 {print}' "$root/README.md" \
-  > "$work/source/CMakeLists.txt"
-awk '/^## Embed the library/ {on = 1} on && /^```cpp$/ && !c {c = 1; next}
-     on && c == 1 && /^```$/ {c = 2; next} on && c == 1 {print}' "$root/README.md" \
-  > "$work/source/main.cpp"
+readme_block cmake > "$work/source/CMakeLists.txt"
+readme_block cpp > "$work/source/main.cpp"
 cat > "$work/source/kokkos_only.cpp" << 'EOF'
 #include <Kokkos_Core.hpp>
 

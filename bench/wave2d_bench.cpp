@@ -623,8 +623,9 @@ struct TiledVariant {
 template <class ExecutionSpace>
 void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps,
                            TiledVariant const& variant = {}) {
-  kokkos::TiledShape const default_shape =
-      kokkos::tiled_shape_for<ExecutionSpace>(variant.per_cell_speed);
+  Scene const tuning_scene = builtin_scene(plan.options.tuning_scene);
+  kokkos::TiledShape const default_shape = kokkos::tiled_shape_for(
+      ExecutionSpace(), variant.per_cell_speed, tuning_scene.nx, tuning_scene.ny);
   kokkos::TiledShape shape = default_shape;
   shape.tile_x = tile_x;
   shape.tile_y = tile_y;
@@ -684,8 +685,16 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
           std::array{1024, 256, 16}, std::array{2048, 256, 16}, std::array{1024, 128, 16},
           std::array{1024, 512, 16}, std::array{4096, 256, 8}, std::array{1024, 128, 24},
           std::array{1024, 128, 32}, std::array{512, 128, 16}, std::array{1024, 64, 16},
-          std::array{768, 128, 16}}) {
+          std::array{768, 128, 16}, std::array{512, 256, 16}, std::array{512, 256, 24},
+          std::array{512, 256, 32}, std::array{1024, 256, 32}, std::array{512, 128, 24},
+          std::array{1024, 192, 24}, std::array{256, 128, 8}, std::array{256, 256, 12},
+          std::array{1024, 256, 48}, std::array{1024, 384, 48}, std::array{2048, 256, 32},
+          std::array{1024, 512, 32}, std::array{1024, 256, 64}, std::array{768, 256, 32},
+          std::array{1024, 128, 32}, std::array{800, 256, 32}, std::array{1600, 256, 32}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = true});
+    }
+    for (auto [tx, ty, t] : {std::array{512, 128, 16}, std::array{1024, 256, 32}}) {
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.per_cell_speed = true});
     }
   } else {
     // Windows of (tile + 2T) cells a side, rows padded to 16 cells; codes and two fields

@@ -38,11 +38,11 @@ HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const&
 
 class TiledTest : public testing::TestWithParam<std::string> {
  protected:
-  // The default for κ per cell: the window that fits the most arrays.
+  // The default for κ per cell on a small grid: the window that fits the most arrays.
   kokkos::TiledShape default_shape() const {
     kokkos::TiledShape shape;
     with_space(GetParam(), [&]<class ExecutionSpace>() {
-      shape = kokkos::tiled_shape_for<ExecutionSpace>(true);
+      shape = kokkos::tiled_shape_for(ExecutionSpace(), true, 64, 64);
     });
     return shape;
   }
@@ -206,9 +206,10 @@ TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
   check(large, scene, initial, 3, 21, "300 x 200, after the large window");
 }
 
-// Both default shapes (uniform κ, κ per cell) fit what the space gives a team, fuse the
-// same depth (the backend declares one), and are what a stepper made without a shape
-// takes. (The backend tests run them against the reference.)
+// The default shapes (uniform κ, κ per cell; small and large grids) fit what the space
+// gives a team, fuse at most the backend's depth, one of them exactly that, and are what a
+// stepper made without a shape takes. On host spaces a grid of two large tiles a thread
+// or more gets the large tiles. (The backend tests run them against the reference.)
 TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
   Scene uniform = busy_scene(97, 71, 63);
   uniform.speed.clear();
@@ -216,24 +217,71 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
   ASSERT_FALSE(per_cell.speed.empty());
   with_space(GetParam(), [&]<class ExecutionSpace>() {
     ExecutionSpace const space;
+    int const depth = kokkos::tiled_fused_steps<ExecutionSpace>();
+    int deepest = 0;
     for (bool const per_cell_kappa : {false, true}) {
-      auto const shape = kokkos::tiled_shape_for<ExecutionSpace>(per_cell_kappa);
-      EXPECT_EQ(shape.steps, kokkos::tiled_shape_for<ExecutionSpace>(false).steps);
-      if (auto const limit = wave2d::detail::team_scratch_limit(space, shape.team_size)) {
-        EXPECT_LE(shape.scratch_bytes(per_cell_kappa), *limit) << shape.describe(per_cell_kappa);
+      for (int const n : {97, 1000, 20000}) {
+        auto const shape = kokkos::tiled_shape_for(space, per_cell_kappa, n, n);
+        EXPECT_LE(shape.steps, depth) << shape.describe(per_cell_kappa);
+        deepest = std::max(deepest, shape.steps);
+        if (auto const limit = wave2d::detail::team_scratch_limit(space, shape.team_size)) {
+          EXPECT_LE(shape.scratch_bytes(per_cell_kappa), *limit) << shape.describe(per_cell_kappa);
+        }
       }
+    }
+    EXPECT_EQ(deepest, depth);
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+      int const threads = space.concurrency();
+      auto const large = kokkos::tiled_shape_for(space, false, 20000, 20000);
+      auto const small = kokkos::tiled_shape_for(space, false, 97, 71);
+      EXPECT_GT(large.tile_x * large.tile_y, small.tile_x * small.tile_y);
+      // Two large tiles a thread, then one fewer.
+      int const columns = 2 * threads;
+      EXPECT_EQ(kokkos::tiled_shape_for(space, false, columns * large.tile_x, large.tile_y).tile_x,
+                large.tile_x);
+      EXPECT_EQ(
+          kokkos::tiled_shape_for(space, false, (columns - 1) * large.tile_x, large.tile_y).tile_x,
+          small.tile_x);
     }
     for (Scene const* scene : std::array<Scene const*, 2>{&uniform, &per_cell}) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
       Tiled const stepper(space, make_coefficients(space, *scene));
       bool const per_cell_kappa = !scene->speed.empty();
-      EXPECT_EQ(
-          stepper.configuration().rfind(
-              kokkos::tiled_shape_for<ExecutionSpace>(per_cell_kappa).describe(per_cell_kappa), 0),
-          0u)
+      EXPECT_EQ(stepper.configuration().rfind(
+                    kokkos::tiled_shape_for(space, per_cell_kappa, scene->nx, scene->ny)
+                        .describe(per_cell_kappa),
+                    0),
+                0u)
           << stepper.configuration();
     }
   });
+}
+
+// Rows with coded spans of every kind, with a uniform κ: walls farther apart than a span
+// merges (more than a row's spans: the last one runs to the row's end), walls close
+// together (merged), damping bands at both ends, sources in plain stretches and on a
+// span's edge, spans across the tiles' edges and their margins.
+TEST_P(TiledTest, CodedSpansOfWideRows) {
+  Scene scene = plain_scene(701, 45);
+  scene.damping.width = 0.0f;
+  scene.walls.assign(scene.cells(), 0);
+  for (int y = 3; y < 45; y += 2) {
+    for (int i = 0; i < 8; ++i) scene.walls[scene.index(40 + 80 * i + y % 7, y)] = 1;
+  }
+  for (int y = 8; y < 45; y += 6) {
+    for (int x = 150; x < 190; x += 9) scene.walls[scene.index(x, y)] = 1;
+  }
+  scene.sources.push_back({300, 10, {Waveform::Shape::sine, 1.0f, 9.0f, 0.0f}});
+  scene.sources.push_back({48, 12, {Waveform::Shape::ricker, 2.0f, 15.0f, 0.05f}});
+  auto shape = default_shape();
+  for (auto const& [tile_x, tile_y, steps] : {std::array{128, 16, 5}, {100, 9, 3}, {512, 44, 16}}) {
+    shape.tile_x = tile_x;
+    shape.tile_y = tile_y;
+    shape.steps = steps;
+    check(shape, scene, random_pair(scene, 95), 4, 21, "walls in wide rows");
+  }
+  scene.damping.width = 0.05f;
+  check(shape, scene, random_pair(scene, 96), 4, 21, "walls and damping in wide rows");
 }
 
 INSTANTIATE_TEST_SUITE_P(Spaces, TiledTest, testing::ValuesIn(space_names()));

@@ -94,24 +94,35 @@ struct TiledShape {
   }
 };
 
-// The shape per execution space and κ's kind. Host spaces: one thread per team (a team
-// is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles 512 cells wide and 128
-// tall at T = 16: of the shapes measured on a 2-core AVX-512 EPYC the fastest on every
-// grid from 201² to 4096², 1.1-1.3x the windows swept a step at a time (256x128, T = 16)
-// on 3201² and 2-4x on grids of 512² and less, where few windows kept the cores apart
-// (docs/results/cpu/kokkos-tiled.txt). Devices: codes, T = 6, 64
-// cells wide (two columns a lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB)
-// with uniform κ, 64x44 (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB
-// Kokkos allows a team, the fastest measured on the H200 for each kind
-// (docs/results/h200/kokkos-tiled.txt). T is the same for both: a backend
-// declares one fused depth.
+// The shape per execution space, κ's kind and grid. Host spaces: one thread per team (a
+// team is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles 1024 cells wide
+// and 256 tall at T = 32 where the grid makes at least two such tiles a thread, else
+// 512x128 at T = 16. Measured on a 2-core AVX-512 EPYC (docs/results/cpu/kokkos-tiled.txt):
+// the large tiles are 1.1-1.2x the small ones from 1024² up (the grid's pair, read and
+// written once a launch, costs half as much a step; the halos are as wide a tile), the
+// small ones up to 2x the large ones on smaller grids, where a few large tiles keep cores
+// idle. Devices: codes, T = 6, 64 cells wide (two columns a lane), teams of 8 warps;
+// 64x56 windows (52x44 tiles, 42 KiB) with uniform κ, 64x44 (52x32, 44 KiB) with κ per
+// cell: of the shapes under the 48 KiB Kokkos allows a team, the fastest measured on the
+// H200 for each kind (docs/results/h200/kokkos-tiled.txt).
 template <class ExecutionSpace>
-TiledShape tiled_shape_for(bool per_cell_kappa) {
+TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int nx, int ny) {
   if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+    TiledShape const large{1024, 256, 32, 1, 1, true, true};
+    std::int64_t const tiles = std::int64_t((nx + large.tile_x - 1) / large.tile_x) *
+                               ((ny + large.tile_y - 1) / large.tile_y);
+    if (tiles >= 2 * std::int64_t(space.concurrency())) return large;
     return {512, 128, 16, 1, 1, true, true};
   } else {
+    (void)space, (void)nx, (void)ny;
     return {52, per_cell_kappa ? 32 : 44, 6, 8, 32, false};
   }
+}
+
+// The most steps a launch of a default shape fuses: the backend's depth.
+template <class ExecutionSpace>
+constexpr int tiled_fused_steps() {
+  return wave2d::detail::runs_on_host<ExecutionSpace> ? 32 : 6;
 }
 
 // What a tile's window holds, as bits of an int per tile (MarkTiles).
@@ -460,7 +471,8 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
  public:
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> const& coefficients)
       : TiledStepper(space, coefficients,
-                     tiled_shape_for<ExecutionSpace>(!coefficients.params().uniform_kappa())) {}
+                     tiled_shape_for(space, !coefficients.params().uniform_kappa(),
+                                     coefficients.params().nx, coefficients.params().ny)) {}
 
   // The shape is a parameter so that tests and benches can try others.
   TiledStepper(ExecutionSpace const& space, Coefficients<MemorySpace> coefficients,
@@ -572,23 +584,22 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  // The grid's folded coefficients and what each tile column's window holds per row.
+  // The grid's folded coefficients and where each row's cells need them.
   void prepare_wavefront(ExecutionSpace const& space, KernelParams const& params) {
     std::size_t const cells = std::size_t(params.ny) * std::size_t(params.pitch);
     cu_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
         space, "wave2d::kokkos-tiled::cu", cells);
     cp_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
         space, "wave2d::kokkos-tiled::cp", cells);
-    row_holds_ = wave2d::detail::allocate<Kokkos::View<std::uint8_t*, MemorySpace>>(
-        space, "wave2d::kokkos-tiled::row_holds", std::size_t(params.ny) * tiles_x_);
+    coded_rows_ = wave2d::detail::allocate<Kokkos::View<CodedRow*, MemorySpace>>(
+        space, "wave2d::kokkos-tiled::coded_rows", std::size_t(params.ny));
     if (params.nx <= 0 || params.ny <= 0) return;
     Kokkos::parallel_for("wave2d::kokkos-tiled::fold",
                          Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny),
                          FoldRows{params, cu_.data(), cp_.data()});
-    Kokkos::parallel_for(
-        "wave2d::kokkos-tiled::mark_rows",
-        Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny * tiles_x_),
-        MarkWavefrontRows{params, row_holds_.data(), tiles_x_, shape_.tile_x, shape_.steps});
+    Kokkos::parallel_for("wave2d::kokkos-tiled::mark_rows",
+                         Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny),
+                         MarkCodedRows{params, coded_rows_.data()});
   }
 
   template <bool UniformKappa>
@@ -607,7 +618,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                 scratch_.current.data(),
                                                                 cu_.data(),
                                                                 cp_.data(),
-                                                                row_holds_.data(),
+                                                                coded_rows_.data(),
                                                                 fields.step,
                                                                 steps,
                                                                 tiles_x_,
@@ -625,7 +636,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   TiledShape shape_;
   Kokkos::View<float*, MemorySpace> cu_;
   Kokkos::View<float*, MemorySpace> cp_;
-  Kokkos::View<std::uint8_t*, MemorySpace> row_holds_;
+  Kokkos::View<CodedRow*, MemorySpace> coded_rows_;
   int tiles_x_ = 1;
   int tiles_y_ = 1;
   Kokkos::View<int*, MemorySpace> tile_contents_;

@@ -16,8 +16,10 @@
 // Levels 0 and 1 are read from the grid's pair, level S + 1 is written into the other
 // pair's current field and level S's tile row beside it. The coefficients are the
 // folded form (cu, cp: core/wave2d_CellRule.hpp), made once for the whole grid when the
-// stepper is made; a row whose window holds only cells of code 0, with a uniform κ,
-// reads none (update_plain_row_of_rows). Each row is one call of a row loop of
+// stepper is made. With a uniform κ only the spans of a row that hold a cell of code
+// other than 0 (CodedRow: damping layers, walls, sources) read them; the cells between
+// are updated as plain cells (update_plain_row_of_rows), which reads none: on the
+// reference scenes two cells in three. Each span is one call of a row loop of
 // core/wave2d_HostRows.hpp, built for AVX-512F and AVX2 too: the same expressions as
 // every backend, the same bits.
 #ifndef WAVE2D_TILED_WAVEFRONT_HPP
@@ -32,12 +34,6 @@
 #include <cstdint>
 
 namespace wave2d::kokkos {
-
-// What a row of a tile's window holds, as bits of a byte per (row, tile column).
-namespace row_holds {
-inline constexpr std::uint8_t coded = 1;   // a cell whose code is not 0
-inline constexpr std::uint8_t source = 2;  // a hard source
-}  // namespace row_holds
 
 // The columns every level but the last computes beyond the tile on each side: the halo T
 // rounded up to whole 16-cell blocks, so that each level's row starts where the row it
@@ -73,25 +69,56 @@ struct FoldRows {
   }
 };
 
-// Marks row_holds per (row y, tile column tx), over the columns of tile tx's widest
-// window, [tx * tile_x - halo, (tx + 1) * tile_x + halo).
-struct MarkWavefrontRows {
-  KernelParams params;
-  std::uint8_t* holds;
-  int tiles_x, tile_x, halo;
+// Where a row's cells need their coefficients: the spans of whole 16-cell blocks that
+// hold a cell of code other than 0 (the border columns aside), at most max_spans of them,
+// runs closer than merge_gap cells apart merged and the last span widened to the row's
+// end where more would be needed; and the span of its sources. A span's cells are
+// updated from the folded coefficients, the cells between spans as plain cells (code 0,
+// uniform κ), which give the same bits without reading any coefficient.
+struct CodedRow {
+  static constexpr int max_spans = 6;
+  static constexpr int merge_gap = 64;
+  int spans = 0;
+  int source_begin = 0, source_end = 0;
+  int begin[max_spans] = {};
+  int end[max_spans] = {};
+};
 
-  KOKKOS_FUNCTION void operator()(int index) const {
-    int const y = index / tiles_x;
-    int const tx = index % tiles_x;
-    int const begin = tx * tile_x - halo > 0 ? tx * tile_x - halo : 0;
-    int const end = (tx + 1) * tile_x + halo < params.nx ? (tx + 1) * tile_x + halo : params.nx;
-    std::uint8_t bits = 0;
+// The CodedRow of each row y.
+struct MarkCodedRows {
+  KernelParams params;
+  CodedRow* rows;
+
+  KOKKOS_FUNCTION void operator()(int y) const {
     float const* code = params.code + y * params.pitch;
-    for (int x = begin; x < end; ++x) {
-      if (code[x] != 0.0f) bits |= row_holds::coded;
-      if (code[x] < cell_code::fixed_zero) bits |= row_holds::source;
+    CodedRow row;
+    row.source_begin = params.nx;
+    for (int block = 0; block * 16 < params.nx; ++block) {
+      int const x0 = block * 16 > 1 ? block * 16 : 1;
+      int const x1 = block * 16 + 16 < params.nx - 1 ? block * 16 + 16 : params.nx - 1;
+      bool coded = false;
+      for (int x = x0; x < x1; ++x) {
+        coded = coded || code[x] != 0.0f;
+        if (code[x] < cell_code::fixed_zero) {
+          row.source_begin = x < row.source_begin ? x : row.source_begin;
+          row.source_end = x + 1;
+        }
+      }
+      if (!coded) continue;
+      int const span_begin = block * 16;
+      int const span_end = block * 16 + 16 < params.nx ? block * 16 + 16 : params.nx;
+      if (row.spans > 0 && span_begin - row.end[row.spans - 1] < CodedRow::merge_gap) {
+        row.end[row.spans - 1] = span_end;
+      } else if (row.spans == CodedRow::max_spans) {
+        row.end[row.spans - 1] = params.nx;
+      } else {
+        row.begin[row.spans] = span_begin;
+        row.end[row.spans] = span_end;
+        ++row.spans;
+      }
     }
-    holds[index] = bits;
+    if (row.source_end == 0) row.source_begin = 0;
+    rows[y] = row;
   }
 };
 
@@ -108,7 +135,7 @@ struct WavefrontSteps {
   float* out_current;
   float const* cu;  // the grid's folded coefficients, params.pitch apart
   float const* cp;
-  std::uint8_t const* holds;  // row_holds per (row, tile column)
+  CodedRow const* coded_rows;  // per row
   std::int64_t first_step;
   int steps;
   int tiles_x, tile_x, tile_y, ring_pitch;
@@ -181,16 +208,14 @@ struct WavefrontSteps {
       if (x0 == 0) next[0] = 0.0f;
       if (x1 == nx && nx > 1) next[nx - 1] = 0.0f;
       if (begin < end) {
-        std::uint8_t const bits = holds[r * tiles_x + tile.tx];
-        update(next + begin, level_row(tile, rings, m - 2, r) + begin,
-               level_row(tile, rings, m - 1, r - 1) + begin,
-               level_row(tile, rings, m - 1, r) + begin,
-               level_row(tile, rings, m - 1, r + 1) + begin, r * params.pitch + begin, end - begin,
-               (bits & row_holds::coded) == 0);
-        if (bits & row_holds::source) {
+        CodedRow const& coded = coded_rows[r];
+        update(tile, rings, next, m, r, begin, end, coded);
+        int const source_begin = max(begin, coded.source_begin);
+        int const source_end = min(end, coded.source_end);
+        if (source_begin < source_end) {
           float const t = params.time(first_step + m - 2);
           std::int64_t const g = r * params.pitch;
-          for (int x = begin; x < end; ++x) {
+          for (int x = source_begin; x < source_end; ++x) {
             float const code = folded_code(cu[g + x], cp[g + x]);
             if (code < cell_code::fixed_zero) next[x] = fixed_value(code, params.sources, t);
           }
@@ -207,17 +232,53 @@ struct WavefrontSteps {
     }
   }
 
-  // n cells of a row from `g`, the first cell's index in the grid's arrays.
-  KOKKOS_INLINE_FUNCTION void update(float* next, float const* prev, float const* up,
-                                     float const* mid, float const* down, std::int64_t g, int n,
-                                     bool plain) const {
+  // Cells [begin, end) of row r of level m into `next`: the coded row's spans from the
+  // folded coefficients, the cells between them as plain cells (κ per cell: all folded).
+  KOKKOS_FUNCTION void update(Tile const& tile, float* rings, float* next, int m, int r,
+                              int begin, int end, CodedRow const& coded) const {
+    Rows const rows{next,
+                    level_row(tile, rings, m - 2, r),
+                    level_row(tile, rings, m - 1, r - 1),
+                    level_row(tile, rings, m - 1, r),
+                    level_row(tile, rings, m - 1, r + 1),
+                    r * params.pitch};
+    if (!UniformKappa) {
+      update_span(rows, begin, end, false);
+      return;
+    }
+    int x = begin;
+    for (int k = 0; k < coded.spans && coded.begin[k] < end; ++k) {
+      int const span_begin = max(coded.begin[k], x);
+      int const span_end = min(coded.end[k], end);
+      if (span_begin >= span_end) continue;
+      if (x < span_begin) update_span(rows, x, span_begin, true);
+      update_span(rows, span_begin, span_end, false);
+      x = span_end;
+    }
+    if (x < end) update_span(rows, x, end, true);
+  }
+
+  // A row's update: the row written, the rows read (as ring_row's pointers) and the row's
+  // first index in the grid's arrays.
+  struct Rows {
+    float* next;
+    float const *prev, *up, *mid, *down;
+    std::int64_t g;
+  };
+
+  // Cells [x0, x1) of a row, as plain cells or from the folded coefficients.
+  KOKKOS_INLINE_FUNCTION void update_span(Rows const& rows, int x0, int x1, bool plain) const {
     // Host-only code (GCC's clones), kept out of the device pass of a host space's functor.
-    if (plain && UniformKappa) {
-      KOKKOS_IF_ON_HOST((update_rows_plain(next, prev, up, mid, down, params.kappa_uniform, n);))
+    if (plain) {
+      KOKKOS_IF_ON_HOST((update_rows_plain(rows.next + x0, rows.prev + x0, rows.up + x0,
+                                           rows.mid + x0, rows.down + x0, params.kappa_uniform,
+                                           x1 - x0);))
     } else {
-      KOKKOS_IF_ON_HOST(
-          (update_rows_folded(next, prev, up, mid, down, cu + g, cp + g,
-                              UniformKappa ? nullptr : params.kappa + g, params.kappa_uniform, n);))
+      std::int64_t const g = rows.g + x0;
+      KOKKOS_IF_ON_HOST((update_rows_folded(rows.next + x0, rows.prev + x0, rows.up + x0,
+                                            rows.mid + x0, rows.down + x0, cu + g, cp + g,
+                                            UniformKappa ? nullptr : params.kappa + g,
+                                            params.kappa_uniform, x1 - x0);))
     }
   }
 

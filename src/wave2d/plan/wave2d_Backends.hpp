@@ -67,7 +67,7 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
        [](ExecutionSpace const& space, Scene const&, C const& c) -> Made {
          return std::make_unique<kokkos::TiledStepper<ExecutionSpace, MemorySpace>>(space, c);
        },
-       false, kokkos::tiled_shape_for<ExecutionSpace>(false).steps});
+       false, kokkos::tiled_fused_steps<ExecutionSpace>()});
 #if defined(WAVE2D_HAVE_CUDA_BACKENDS)
   if constexpr (hand_written_cuda) {
     list.push_back({"cuda-naive",

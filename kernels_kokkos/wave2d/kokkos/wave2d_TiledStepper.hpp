@@ -30,7 +30,7 @@
 //
 // Host spaces run another shape by default: the T steps advance together down each tile
 // as a wavefront of rows, each level in a ring of three rows (wave2d_TiledWavefront.hpp),
-// from coefficients folded once for the grid.
+// reading the grid's codes only in the spans of rows that hold codes other than 0.
 #ifndef WAVE2D_TILED_STEPPER_HPP
 #define WAVE2D_TILED_STEPPER_HPP
 
@@ -62,7 +62,7 @@ struct TiledShape {
   int vector_length = 1;
   bool folded = false;  // coefficients folded when the window is loaded (see above)
   // Host spaces: the steps advance down the tile as a wavefront of rows instead
-  // (wave2d_TiledWavefront.hpp), from coefficients folded once for the grid.
+  // (wave2d_TiledWavefront.hpp), reading the grid's codes where a row holds any.
   bool wavefront = false;
 
   int window_x() const { return tile_x + 2 * steps; }
@@ -584,19 +584,11 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     }
   }
 
-  // The grid's folded coefficients and where each row's cells need them.
+  // Where each row's cells need their coefficients.
   void prepare_wavefront(ExecutionSpace const& space, KernelParams const& params) {
-    std::size_t const cells = std::size_t(params.ny) * std::size_t(params.pitch);
-    cu_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
-        space, "wave2d::kokkos-tiled::cu", cells);
-    cp_ = wave2d::detail::allocate<Kokkos::View<float*, MemorySpace>>(
-        space, "wave2d::kokkos-tiled::cp", cells);
     coded_rows_ = wave2d::detail::allocate<Kokkos::View<CodedRow*, MemorySpace>>(
         space, "wave2d::kokkos-tiled::coded_rows", std::size_t(params.ny));
     if (params.nx <= 0 || params.ny <= 0) return;
-    Kokkos::parallel_for("wave2d::kokkos-tiled::fold",
-                         Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny),
-                         FoldRows{params, cu_.data(), cp_.data()});
     Kokkos::parallel_for("wave2d::kokkos-tiled::mark_rows",
                          Kokkos::RangePolicy<ExecutionSpace>(space, 0, params.ny),
                          MarkCodedRows{params, coded_rows_.data()});
@@ -616,8 +608,6 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                 fields.current.data(),
                                                                 scratch_.previous.data(),
                                                                 scratch_.current.data(),
-                                                                cu_.data(),
-                                                                cp_.data(),
                                                                 coded_rows_.data(),
                                                                 fields.step,
                                                                 steps,
@@ -634,8 +624,6 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
 
   Coefficients<MemorySpace> coefficients_;
   TiledShape shape_;
-  Kokkos::View<float*, MemorySpace> cu_;
-  Kokkos::View<float*, MemorySpace> cp_;
   Kokkos::View<CodedRow*, MemorySpace> coded_rows_;
   int tiles_x_ = 1;
   int tiles_y_ = 1;

@@ -8,18 +8,17 @@
 // the tile, each a row behind the one before: in sweep i, level 2 computes row i, level
 // 3 row i - 1, ..., level m row i - (m - 2). Level m - 1 then holds rows r - 1 ... r + 1
 // and level m - 2 rows r ... r + 2: three rows a level, reused as the levels move down.
-// The rings of the default 512-cell-wide tile at T = 16 take 101 KiB (in L2) and the
-// five rows a row's update touches 11 KiB (in L1): a cell's S updates read only rows
-// still in cache, and the grid's pair is read once and written once per launch. Wide
-// rows make long vector loops and few halo columns (32 of 544 at T = 16).
+// The rings of a 1024-cell-wide tile at T = 32 take 417 KiB (in L2) and the five rows a
+// row's update touches 21 KiB (in L1): a cell's S updates read only rows still in cache,
+// and the grid's pair is read once and written once per launch. Wide rows make long
+// vector loops and few halo columns (64 of 1088 at T = 32).
 //
 // Levels 0 and 1 are read from the grid's pair, level S + 1 is written into the other
-// pair's current field and level S's tile row beside it. The coefficients are the
-// folded form (cu, cp: core/wave2d_CellRule.hpp), made once for the whole grid when the
-// stepper is made. With a uniform κ only the spans of a row that hold a cell of code
-// other than 0 (CodedRow: damping layers, walls, sources) read them; the cells between
-// are updated as plain cells (update_plain_row_of_rows), which reads none: on the
-// reference scenes two cells in three. Each span is one call of a row loop of
+// pair's current field and level S's tile row beside it. The coefficients are read as the
+// cells' codes (and κ when per cell), and with a uniform κ only in the spans of a row
+// that hold a cell of code other than 0 (CodedRow: damping layers, walls, sources); the
+// cells between are updated as plain cells (update_plain_row_of_rows), which read none:
+// on the reference scenes two cells in three. Each span is one call of a row loop of
 // core/wave2d_HostRows.hpp, built for AVX-512F and AVX2 too: the same expressions as
 // every backend, the same bits.
 #ifndef WAVE2D_TILED_WAVEFRONT_HPP
@@ -52,28 +51,11 @@ inline std::size_t wavefront_scratch_bytes(int tile_x, int steps) {
   return std::size_t(levels) * 3 * std::size_t(wavefront_ring_pitch(tile_x, steps)) * sizeof(float);
 }
 
-// The grid's folded coefficients, a row per index.
-struct FoldRows {
-  KernelParams params;
-  float* cu;
-  float* cp;
-
-  KOKKOS_FUNCTION void operator()(int y) const {
-    std::int64_t const g = y * params.pitch;
-    if (params.uniform_kappa()) {
-      fold_cells<true>(cu + g, cp + g, params.code + g, nullptr, params.kappa_uniform, 0, params.nx,
-                       1);
-    } else {
-      fold_cells<false>(cu + g, cp + g, params.code + g, params.kappa + g, 0.0f, 0, params.nx, 1);
-    }
-  }
-};
-
 // Where a row's cells need their coefficients: the spans of whole 16-cell blocks that
 // hold a cell of code other than 0 (the border columns aside), at most max_spans of them,
 // runs closer than merge_gap cells apart merged and the last span widened to the row's
 // end where more would be needed; and the span of its sources. A span's cells are
-// updated from the folded coefficients, the cells between spans as plain cells (code 0,
+// updated from their codes, the cells between spans as plain cells (code 0,
 // uniform κ), which give the same bits without reading any coefficient.
 struct CodedRow {
   static constexpr int max_spans = 6;
@@ -133,8 +115,6 @@ struct WavefrontSteps {
   float const* in_current;
   float* out_previous;
   float* out_current;
-  float const* cu;  // the grid's folded coefficients, params.pitch apart
-  float const* cp;
   CodedRow const* coded_rows;  // per row
   std::int64_t first_step;
   int steps;
@@ -216,7 +196,7 @@ struct WavefrontSteps {
           float const t = params.time(first_step + m - 2);
           std::int64_t const g = r * params.pitch;
           for (int x = source_begin; x < source_end; ++x) {
-            float const code = folded_code(cu[g + x], cp[g + x]);
+            float const code = params.code[g + x];
             if (code < cell_code::fixed_zero) next[x] = fixed_value(code, params.sources, t);
           }
         }
@@ -232,8 +212,8 @@ struct WavefrontSteps {
     }
   }
 
-  // Cells [begin, end) of row r of level m into `next`: the coded row's spans from the
-  // folded coefficients, the cells between them as plain cells (κ per cell: all folded).
+  // Cells [begin, end) of row r of level m into `next`: the coded row's spans from their
+  // codes, the cells between them as plain cells (κ per cell: all from the codes).
   KOKKOS_FUNCTION void update(Tile const& tile, float* rings, float* next, int m, int r,
                               int begin, int end, CodedRow const& coded) const {
     Rows const rows{next,
@@ -266,7 +246,7 @@ struct WavefrontSteps {
     std::int64_t g;
   };
 
-  // Cells [x0, x1) of a row, as plain cells or from the folded coefficients.
+  // Cells [x0, x1) of a row, as plain cells or from their codes.
   KOKKOS_INLINE_FUNCTION void update_span(Rows const& rows, int x0, int x1, bool plain) const {
     // Host-only code (GCC's clones), kept out of the device pass of a host space's functor.
     if (plain) {
@@ -275,10 +255,10 @@ struct WavefrontSteps {
                                            x1 - x0);))
     } else {
       std::int64_t const g = rows.g + x0;
-      KOKKOS_IF_ON_HOST((update_rows_folded(rows.next + x0, rows.prev + x0, rows.up + x0,
-                                            rows.mid + x0, rows.down + x0, cu + g, cp + g,
-                                            UniformKappa ? nullptr : params.kappa + g,
-                                            params.kappa_uniform, x1 - x0);))
+      KOKKOS_IF_ON_HOST((update_rows_coded(rows.next + x0, rows.prev + x0, rows.up + x0,
+                                           rows.mid + x0, rows.down + x0, params.code + g,
+                                           UniformKappa ? nullptr : params.kappa + g,
+                                           params.kappa_uniform, x1 - x0);))
     }
   }
 

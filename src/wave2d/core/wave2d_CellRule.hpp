@@ -154,19 +154,20 @@ WAVE2D_HOST_DEVICE inline void update_cells_plain(float* __restrict__ prev,
   }
 }
 
-// update_cells_folded over n cells of a row whose neighbours are separate rows: `next`
-// gets u_next from u(t - dt) in `prev` and u(t) in up, mid (the cell's row) and down, as
-// the wavefront's rings hold them. The same expression in the same order: the same bits.
+// update_cells over n cells of a row whose neighbours are separate rows: `next` gets
+// u_next from u(t - dt) in `prev` and u(t) in up, mid (the cell's row) and down, as the
+// wavefront's rings hold them; one coefficient read a cell (the code; κ too when per
+// cell), not the folded form's two. The same expression in the same order: the same bits.
 template <bool UniformKappa>
-WAVE2D_HOST_DEVICE inline void update_row_of_rows(
+WAVE2D_HOST_DEVICE inline void update_coded_row_of_rows(
     float* __restrict__ next, float const* __restrict__ prev, float const* __restrict__ up,
-    float const* __restrict__ mid, float const* __restrict__ down, float const* __restrict__ cu,
-    float const* __restrict__ cp, float const* __restrict__ kappa, float kappa_uniform, int n) {
+    float const* __restrict__ mid, float const* __restrict__ down, float const* __restrict__ code,
+    float const* __restrict__ kappa, float kappa_uniform, int n) {
   for (int i = 0; i < n; ++i) {
+    float const c = code[i];
     float const k = UniformKappa ? kappa_uniform : kappa[i];
-    float const value =
-        cu[i] * mid[i] - cp[i] * prev[i] + k * (mid[i - 1] + mid[i + 1] + up[i] + down[i]);
-    next[i] = kept_or_zero(cp[i] == cp[i], value);
+    float const value = stencil(c, k, prev[i], mid[i], mid[i - 1] + mid[i + 1] + up[i] + down[i]);
+    next[i] = updated_or_zero(c, value);
   }
 }
 

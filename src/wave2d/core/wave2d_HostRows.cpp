@@ -35,16 +35,16 @@ WAVE2D_HOST_ROWS_CLONES void update_row_plain_cloned(float* prev, float const* c
   update_cells_plain(prev, cur, kappa, pitch, begin, end, 1);
 }
 
-WAVE2D_HOST_ROWS_CLONES void rows_uniform(float* next, float const* prev, float const* up,
-                                          float const* mid, float const* down, float const* cu,
-                                          float const* cp, float kappa, int n) {
-  update_row_of_rows<true>(next, prev, up, mid, down, cu, cp, nullptr, kappa, n);
+WAVE2D_HOST_ROWS_CLONES void rows_coded_uniform(float* next, float const* prev, float const* up,
+                                                float const* mid, float const* down,
+                                                float const* code, float kappa, int n) {
+  update_coded_row_of_rows<true>(next, prev, up, mid, down, code, nullptr, kappa, n);
 }
 
-WAVE2D_HOST_ROWS_CLONES void rows_per_cell(float* next, float const* prev, float const* up,
-                                           float const* mid, float const* down, float const* cu,
-                                           float const* cp, float const* kappa, int n) {
-  update_row_of_rows<false>(next, prev, up, mid, down, cu, cp, kappa, 0.0f, n);
+WAVE2D_HOST_ROWS_CLONES void rows_coded_per_cell(float* next, float const* prev, float const* up,
+                                                 float const* mid, float const* down,
+                                                 float const* code, float const* kappa, int n) {
+  update_coded_row_of_rows<false>(next, prev, up, mid, down, code, kappa, 0.0f, n);
 }
 
 WAVE2D_HOST_ROWS_CLONES void rows_plain(float* next, float const* prev, float const* up,
@@ -86,13 +86,13 @@ void update_row_plain(float* prev, float const* cur, float kappa, int pitch, int
   update_row_plain_cloned(prev, cur, kappa, pitch, begin, end);
 }
 
-void update_rows_folded(float* next, float const* prev, float const* up, float const* mid,
-                        float const* down, float const* cu, float const* cp, float const* kappa,
-                        float kappa_uniform, int n) {
+void update_rows_coded(float* next, float const* prev, float const* up, float const* mid,
+                       float const* down, float const* code, float const* kappa,
+                       float kappa_uniform, int n) {
   if (kappa) {
-    rows_per_cell(next, prev, up, mid, down, cu, cp, kappa, n);
+    rows_coded_per_cell(next, prev, up, mid, down, code, kappa, n);
   } else {
-    rows_uniform(next, prev, up, mid, down, cu, cp, kappa_uniform, n);
+    rows_coded_uniform(next, prev, up, mid, down, code, kappa_uniform, n);
   }
 }
 

@@ -16,11 +16,11 @@ void update_row_folded(float* prev, float const* cur, float const* cu, float con
 // update_cells_plain over cells [begin, end) of one window row, stride 1.
 void update_row_plain(float* prev, float const* cur, float kappa, int pitch, int begin, int end);
 
-// update_row_of_rows over n cells (kappa: per cell, or nullptr for kappa_uniform), and
-// its plain form.
-void update_rows_folded(float* next, float const* prev, float const* up, float const* mid,
-                        float const* down, float const* cu, float const* cp, float const* kappa,
-                        float kappa_uniform, int n);
+// update_coded_row_of_rows over n cells (kappa: per cell, or nullptr for kappa_uniform),
+// and update_plain_row_of_rows.
+void update_rows_coded(float* next, float const* prev, float const* up, float const* mid,
+                       float const* down, float const* code, float const* kappa,
+                       float kappa_uniform, int n);
 void update_rows_plain(float* next, float const* prev, float const* up, float const* mid,
                        float const* down, float kappa, int n);
 

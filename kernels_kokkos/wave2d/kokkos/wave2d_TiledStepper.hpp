@@ -119,10 +119,12 @@ TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int
   }
 }
 
-// The most steps a launch of a default shape fuses: the backend's depth.
+// The backend's depth (a distributed run's default halo): the steps the default shapes
+// fuse on every grid. The large host shape fuses up to 32 where the run advances that many
+// steps at once; given fewer (a halo of 16), its launches take what it is given.
 template <class ExecutionSpace>
 constexpr int tiled_fused_steps() {
-  return wave2d::detail::runs_on_host<ExecutionSpace> ? 32 : 6;
+  return wave2d::detail::runs_on_host<ExecutionSpace> ? 16 : 6;
 }
 
 // What a tile's window holds, as bits of an int per tile (MarkTiles).

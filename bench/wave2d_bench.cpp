@@ -674,9 +674,9 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
     // Windows swept a step at a time.
     for (auto [tx, ty, t] :
          {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{128, 128, 16}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t);
+      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = false});
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, {.folded = false});
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, {.folded = false, .wavefront = false});
     // The wavefront: rings of 3 (T - 1) rows of tile + 2T cells; the defaults 512x128/T16
     // and 1024x256/T32, rings that fit L1 (256x128/T8), narrow tall tiles, other depths.
     for (auto [tx, ty, t] :

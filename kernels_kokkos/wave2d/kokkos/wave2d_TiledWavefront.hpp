@@ -31,6 +31,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 namespace wave2d::kokkos {
 
@@ -208,7 +209,7 @@ struct WavefrontSteps {
       // The pair written: level S's row of the tile beside level S + 1's.
       float const* const from = level_row(tile, rings, last - 1, r);
       float* const to = out_previous + r * params.pitch;
-      for (int x = tile.x0; x < tile.x1; ++x) to[x] = from[x];
+      KOKKOS_IF_ON_HOST((std::memcpy(to + tile.x0, from + tile.x0, sizeof(float) * (tile.x1 - tile.x0));))
     }
   }
 

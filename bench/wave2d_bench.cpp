@@ -676,16 +676,17 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
          {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{128, 128, 16}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = false});
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16, {.folded = false, .wavefront = false});
+    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16,
+                                          {.folded = false, .wavefront = false});
     // The wavefront: rings of 3 (T - 1) rows of tile + 2T cells; the defaults 512x128/T16
     // and 1024x256/T32, rings that fit L1 (256x128/T8), narrow tall tiles, other depths.
     for (auto [tx, ty, t] :
          {std::array{512, 128, 16}, std::array{1024, 256, 32}, std::array{256, 128, 8},
           std::array{128, 512, 8}, std::array{64, 512, 8}, std::array{128, 4096, 8},
-          std::array{1024, 128, 16}, std::array{1024, 128, 24},
-          std::array{1024, 256, 16}, std::array{512, 256, 32}, std::array{768, 256, 32},
-          std::array{2048, 256, 32}, std::array{1024, 128, 32}, std::array{1024, 512, 32},
-          std::array{1024, 256, 48}, std::array{1024, 256, 64}}) {
+          std::array{1024, 128, 16}, std::array{1024, 128, 24}, std::array{1024, 256, 16},
+          std::array{512, 256, 32}, std::array{768, 256, 32}, std::array{2048, 256, 32},
+          std::array{1024, 128, 32}, std::array{1024, 512, 32}, std::array{1024, 256, 48},
+          std::array{1024, 256, 64}}) {
       register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = true});
     }
     for (auto [tx, ty, t] : {std::array{512, 128, 16}, std::array{1024, 256, 32}}) {

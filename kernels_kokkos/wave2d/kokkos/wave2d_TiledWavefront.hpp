@@ -209,14 +209,15 @@ struct WavefrontSteps {
       // The pair written: level S's row of the tile beside level S + 1's.
       float const* const from = level_row(tile, rings, last - 1, r);
       float* const to = out_previous + r * params.pitch;
-      KOKKOS_IF_ON_HOST((std::memcpy(to + tile.x0, from + tile.x0, sizeof(float) * (tile.x1 - tile.x0));))
+      KOKKOS_IF_ON_HOST(
+          (std::memcpy(to + tile.x0, from + tile.x0, sizeof(float) * (tile.x1 - tile.x0));))
     }
   }
 
   // Cells [begin, end) of row r of level m into `next`: the coded row's spans from their
   // codes, the cells between them as plain cells (κ per cell: all from the codes).
-  KOKKOS_FUNCTION void update(Tile const& tile, float* rings, float* next, int m, int r,
-                              int begin, int end, CodedRow const& coded) const {
+  KOKKOS_FUNCTION void update(Tile const& tile, float* rings, float* next, int m, int r, int begin,
+                              int end, CodedRow const& coded) const {
     Rows const rows{next,
                     level_row(tile, rings, m - 2, r),
                     level_row(tile, rings, m - 1, r - 1),
@@ -251,9 +252,9 @@ struct WavefrontSteps {
   KOKKOS_INLINE_FUNCTION void update_span(Rows const& rows, int x0, int x1, bool plain) const {
     // Host-only code (GCC's clones), kept out of the device pass of a host space's functor.
     if (plain) {
-      KOKKOS_IF_ON_HOST((update_rows_plain(rows.next + x0, rows.prev + x0, rows.up + x0,
-                                           rows.mid + x0, rows.down + x0, params.kappa_uniform,
-                                           x1 - x0);))
+      KOKKOS_IF_ON_HOST(
+          (update_rows_plain(rows.next + x0, rows.prev + x0, rows.up + x0, rows.mid + x0,
+                             rows.down + x0, params.kappa_uniform, x1 - x0);))
     } else {
       std::int64_t const g = rows.g + x0;
       KOKKOS_IF_ON_HOST((update_rows_coded(rows.next + x0, rows.prev + x0, rows.up + x0,

@@ -260,7 +260,7 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
 }
 
 // Rows with coded spans of every kind, with a uniform κ: walls farther apart than a span
-// merges (more than a row's spans: the last one runs to the row's end), walls close
+// merges (more than a row's spans: the last one takes the rest), walls close
 // together (merged), damping bands at both ends, sources in plain stretches and on a
 // span's edge, spans across the tiles' edges and their margins.
 TEST_P(TiledTest, CodedSpansOfWideRows) {

@@ -53,9 +53,9 @@ inline std::size_t wavefront_scratch_bytes(int tile_x, int steps) {
 }
 
 // Where a row's cells need their coefficients: the spans of whole 16-cell blocks that
-// hold a cell of code other than 0 (the border columns aside), at most max_spans of them,
-// runs closer than merge_gap cells apart merged and the last span widened to the row's
-// end where more would be needed; and the span of its sources. A span's cells are
+// hold a cell of code other than 0 (the border columns aside), at most max_spans of them:
+// runs closer than merge_gap cells apart are merged, and so are those past the last span;
+// and the span of its sources. A span's cells are
 // updated from their codes, the cells between spans as plain cells (code 0,
 // uniform κ), which give the same bits without reading any coefficient.
 struct CodedRow {
@@ -90,10 +90,11 @@ struct MarkCodedRows {
       if (!coded) continue;
       int const span_begin = block * 16;
       int const span_end = block * 16 + 16 < params.nx ? block * 16 + 16 : params.nx;
-      if (row.spans > 0 && span_begin - row.end[row.spans - 1] < CodedRow::merge_gap) {
+      bool const merged =
+          row.spans > 0 && (span_begin - row.end[row.spans - 1] < CodedRow::merge_gap ||
+                            row.spans == CodedRow::max_spans);
+      if (merged) {
         row.end[row.spans - 1] = span_end;
-      } else if (row.spans == CodedRow::max_spans) {
-        row.end[row.spans - 1] = params.nx;
       } else {
         row.begin[row.spans] = span_begin;
         row.end[row.spans] = span_end;

@@ -8,9 +8,10 @@
 // the tile, each a row behind the one before: in sweep i, level 2 computes row i, level
 // 3 row i - 1, ..., level m row i - (m - 2). Level m - 1 then holds rows r - 1 ... r + 1
 // and level m - 2 rows r ... r + 2: three rows a level, reused as the levels move down.
-// The rings of a 1024-cell-wide tile at T = 32 take 407 KiB (in L2) and the five rows a
-// row's update touches 22 KiB (in L1): a cell's S updates read only rows still in cache,
-// and the grid's pair is read once and written once per launch. Wide rows make long
+// The rings of a 1024-cell-wide tile at T = 32 take 407 KiB, in L2 (of the five rows a
+// row's update reads, the one the level before just wrote is in L1): a cell's S updates
+// read only rows still in cache, and the grid's pair is read once and written once per
+// launch. Wide rows make long
 // vector loops and few halo columns (64 of 1088 at T = 32).
 //
 // Levels 0 and 1 are read from the grid's pair, level S + 1 is written into the other

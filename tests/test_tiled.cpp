@@ -210,8 +210,9 @@ TEST_P(TiledTest, WindowsPastTheTeamScratchLimitAreRefusedUpFront) {
 // The default shapes (uniform κ, κ per cell; small and large grids) fit what the space
 // gives a team, fuse at least the backend's depth (a window with that halo runs whole
 // launches), one of them exactly that, and are what a stepper made without a shape takes.
-// On host spaces a grid of two large tiles a thread or more gets the large tiles. (The
-// backend tests run them against the reference.)
+// On host spaces a grid of two large tiles a thread or more gets the large tiles, a grid
+// of fewer small tiles than threads shorter ones. (The backend tests run them against the
+// reference.)
 TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
   Scene uniform = busy_scene(97, 71, 63);
   uniform.speed.clear();
@@ -244,6 +245,12 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
       EXPECT_EQ(
           kokkos::tiled_shape_for(space, false, (columns - 1) * large.tile_x, large.tile_y).tile_x,
           small.tile_x);
+      // A grid of one small tile: shorter tiles, one a thread (128 rows: at most 4 of 32).
+      auto const tiny = kokkos::tiled_shape_for(space, false, small.tile_x, 128);
+      EXPECT_GE(tiny.tile_y, 32);
+      EXPECT_GE((128 + tiny.tile_y - 1) / tiny.tile_y, std::min(threads, 4))
+          << tiny.describe(false);
+      EXPECT_EQ(tiny.steps, small.steps);
     }
     for (Scene const* scene : std::array<Scene const*, 2>{&uniform, &per_cell}) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;

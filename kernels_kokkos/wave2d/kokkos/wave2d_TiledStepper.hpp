@@ -97,22 +97,28 @@ struct TiledShape {
 // The shape per execution space, κ's kind and grid. Host spaces: one thread per team (a
 // team is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles 1024 cells wide
 // and 256 tall at T = 32 where the grid makes at least two such tiles a thread, else
-// 512x128 at T = 16. Measured on a 2-core AVX-512 EPYC (docs/results/cpu/kokkos-tiled.txt):
-// the large tiles are 1.1-1.2x the small ones from 1024² up (the grid's pair, read and
-// written once a launch, costs half as much a step; the halos are as wide a tile), the
-// small ones up to 2x the large ones on smaller grids, where a few large tiles keep cores
-// idle. Devices: codes, T = 6, 64 cells wide (two columns a lane), teams of 8 warps;
-// 64x56 windows (52x44 tiles, 42 KiB) with uniform κ, 64x44 (52x32, 44 KiB) with κ per
-// cell: of the shapes under the 48 KiB Kokkos allows a team, the fastest measured on the
-// H200 for each kind (docs/results/h200/kokkos-tiled.txt).
+// 512x128 at T = 16, halved in height (down to 32 rows) until every thread has a tile.
+// Measured on a 2-core AVX-512 EPYC (docs/results/cpu/kokkos-tiled.txt): the large tiles
+// are 1.1-1.2x the small ones from 1024² up (the grid's pair, read and written once a
+// launch, costs half as much a step; the halos are as wide a tile), the small ones up to
+// 2x the large ones on smaller grids, where a few large tiles keep cores idle; on 128²,
+// 512x64 tiles 1.6x one 512x128 tile. Devices: codes, T = 6, 64 cells wide (two columns a
+// lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB) with uniform κ, 64x44
+// (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB Kokkos allows a team,
+// the fastest measured on the H200 for each kind (docs/results/h200/kokkos-tiled.txt).
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int nx, int ny) {
   if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+    auto const tiles = [&](TiledShape const& shape) {
+      return std::int64_t((nx + shape.tile_x - 1) / shape.tile_x) *
+             ((ny + shape.tile_y - 1) / shape.tile_y);
+    };
+    std::int64_t const threads = space.concurrency();
     TiledShape const large{1024, 256, 32, 1, 1, true, true};
-    std::int64_t const tiles = std::int64_t((nx + large.tile_x - 1) / large.tile_x) *
-                               ((ny + large.tile_y - 1) / large.tile_y);
-    if (tiles >= 2 * std::int64_t(space.concurrency())) return large;
-    return {512, 128, 16, 1, 1, true, true};
+    if (tiles(large) >= 2 * threads) return large;
+    TiledShape small{512, 128, 16, 1, 1, true, true};
+    while (small.tile_y > 32 && tiles(small) < threads) small.tile_y /= 2;
+    return small;
   } else {
     (void)space, (void)nx, (void)ny;
     return {52, per_cell_kappa ? 32 : 44, 6, 8, 32, false};

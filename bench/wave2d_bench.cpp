@@ -621,11 +621,10 @@ struct TiledVariant {
 };
 
 template <class ExecutionSpace>
-void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int steps,
-                           TiledVariant const& variant = {}) {
-  Scene const tuning_scene = builtin_scene(plan.options.tuning_scene);
+void register_tiled_tuning(SpacePlan const& plan, std::array<int, 2> tuning_grid, int tile_x,
+                           int tile_y, int steps, TiledVariant const& variant = {}) {
   kokkos::TiledShape const default_shape = kokkos::tiled_shape_for(
-      ExecutionSpace(), variant.per_cell_speed, tuning_scene.nx, tuning_scene.ny);
+      ExecutionSpace(), variant.per_cell_speed, tuning_grid[0], tuning_grid[1]);
   kokkos::TiledShape shape = default_shape;
   shape.tile_x = tile_x;
   shape.tile_y = tile_y;
@@ -667,6 +666,9 @@ void register_tiled_tuning(SpacePlan const& plan, int tile_x, int tile_y, int st
 
 template <class ExecutionSpace>
 void register_tiled_tuning_family(SpacePlan const& plan) {
+  // The default shapes depend on the grid: the tuning scene's, made once.
+  Scene const tuning_scene = builtin_scene(plan.options.tuning_scene);
+  std::array<int, 2> const grid{tuning_scene.nx, tuning_scene.ny};
   if constexpr (runs_on_host<ExecutionSpace>) {
     // Windows of four arrays (folded, uniform κ): 256x128 T=16 is 720 KiB, T=8 610 KiB,
     // 512x64 T=16 870 KiB, 128x128 T=16 400 KiB, 256x256 T=8 1.1 MiB; codes take three
@@ -674,9 +676,9 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
     // Windows swept a step at a time.
     for (auto [tx, ty, t] :
          {std::array{256, 128, 16}, std::array{256, 128, 8}, std::array{128, 128, 16}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = false});
+      register_tiled_tuning<ExecutionSpace>(plan, grid, tx, ty, t, {.wavefront = false});
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 256, 128, 16,
+    register_tiled_tuning<ExecutionSpace>(plan, grid, 256, 128, 16,
                                           {.folded = false, .wavefront = false});
     // The wavefront: rings of 3 (T - 1) rows of tile + 2T cells; the defaults 512x128/T16
     // and 1024x256/T32, rings that fit L1 (256x128/T8), narrow tall tiles, other depths.
@@ -687,10 +689,10 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
           std::array{512, 256, 32}, std::array{768, 256, 32}, std::array{2048, 256, 32},
           std::array{1024, 128, 32}, std::array{1024, 512, 32}, std::array{1024, 256, 48},
           std::array{1024, 256, 64}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.wavefront = true});
+      register_tiled_tuning<ExecutionSpace>(plan, grid, tx, ty, t, {.wavefront = true});
     }
     for (auto [tx, ty, t] : {std::array{512, 128, 16}, std::array{1024, 256, 32}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.per_cell_speed = true});
+      register_tiled_tuning<ExecutionSpace>(plan, grid, tx, ty, t, {.per_cell_speed = true});
     }
   } else {
     // Windows of (tile + 2T) cells a side, rows padded to 16 cells; codes and two fields
@@ -703,13 +705,13 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
           std::array{52, 40, 6, 8}, std::array{48, 44, 8, 8}, std::array{56, 48, 4, 8},
           std::array{52, 28, 6, 8}, std::array{52, 28, 6, 4}, std::array{48, 24, 8, 8},
           std::array{80, 28, 6, 8}, std::array{56, 24, 4, 8}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t, {.team_size = team});
+      register_tiled_tuning<ExecutionSpace>(plan, grid, tx, ty, t, {.team_size = team});
     }
-    register_tiled_tuning<ExecutionSpace>(plan, 52, 28, 6, {.folded = true, .team_size = 8});
+    register_tiled_tuning<ExecutionSpace>(plan, grid, 52, 28, 6, {.folded = true, .team_size = 8});
     for (auto [tx, ty, t, team] :
          {std::array{52, 32, 6, 8}, std::array{52, 32, 6, 4}, std::array{52, 28, 6, 8},
           std::array{48, 28, 8, 8}, std::array{56, 32, 4, 8}}) {
-      register_tiled_tuning<ExecutionSpace>(plan, tx, ty, t,
+      register_tiled_tuning<ExecutionSpace>(plan, grid, tx, ty, t,
                                             {.team_size = team, .per_cell_speed = true});
     }
   }

@@ -8,6 +8,7 @@
 #include "wave2d_PlainLoop.hpp"
 
 #include <wave2d/kokkos/wave2d_MDRangeStepper.hpp>
+#include <wave2d/kokkos/wave2d_StreamStepper.hpp>
 #include <wave2d/kokkos/wave2d_TiledStepper.hpp>
 #include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d/wave2d.hpp>
@@ -717,6 +718,55 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
   }
 }
 
+// kokkos-stream, the portable streaming kernel, on the tuning scene:
+// stream_tuning/<space>/<exchange>/segments<rows> (segments0: the default), where the exchange
+// is the space's own (`shuffle` on CUDA, `scratch` elsewhere) or the portable default
+// (`scratch`), and /blocks<N> where the registers are capped for N teams an SM. Not a backend: the middle rung of the study between kokkos-tiled and
+// cuda-stream.
+template <class ExecutionSpace, bool Specialized,
+          class Shape = kokkos::StreamShape<ExecutionSpace>>
+void register_stream_tuning(SpacePlan const& plan, int segment_rows) {
+  using Stream = kokkos::StreamStepper<ExecutionSpace, typename ExecutionSpace::memory_space,
+                                       Specialized, Shape>;
+  constexpr bool shuffles =
+      Specialized && !std::is_same_v<kokkos::LaneExchange<ExecutionSpace, 1>,
+                                     kokkos::ScratchExchange<1>>;
+  std::string const name = "stream_tuning/" + plan.info.name + "/" +
+                           (shuffles ? "shuffle" : "scratch") + "/segments" +
+                           std::to_string(segment_rows) +
+                           (Shape::min_blocks > 0 ? "/blocks" + std::to_string(Shape::min_blocks)
+                                                  : "");
+  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
+      auto run = tuning_case<ExecutionSpace, Stream>(
+          space, plan, "kokkos-stream", false,
+          [&](ExecutionSpace const& s, auto const& c) { return Stream(s, c, segment_rows); });
+      run->counters.emplace_back("segment_rows", benchmark::Counter(segment_rows));
+      run->counters.emplace_back("shuffles", benchmark::Counter(shuffles ? 1 : 0));
+      return run;
+    });
+  }));
+}
+
+template <class ExecutionSpace>
+void register_stream_tuning_family(SpacePlan const& plan) {
+  for (int rows : {0, 32, 48, 64, 96, 128, 256}) {
+    register_stream_tuning<ExecutionSpace, true>(plan, rows);
+  }
+  if constexpr (!std::is_same_v<kokkos::LaneExchange<ExecutionSpace, 1>,
+                                kokkos::ScratchExchange<1>>) {
+    for (int rows : {0, 64}) register_stream_tuning<ExecutionSpace, false>(plan, rows);
+    // Registers capped: 16 teams (warps) an SM leave 128 a lane, 12 leave 168.
+    using Shape = kokkos::StreamShape<ExecutionSpace>;
+    using Capped16 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 16>;
+    using Capped12 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 12>;
+    for (int rows : {0, 64}) {
+      register_stream_tuning<ExecutionSpace, true, Capped16>(plan, rows);
+      register_stream_tuning<ExecutionSpace, true, Capped12>(plan, rows);
+    }
+  }
+}
+
 template <class ExecutionSpace>
 double measure_copy_bandwidth(ExecutionSpace const& space, std::int64_t bytes) {
   require_memory(space, 2.0 * double(bytes));
@@ -826,6 +876,7 @@ SpaceInfo register_space(Options const& options) {
   }
   register_tuning_family<ExecutionSpace>(plan);
   register_tiled_tuning_family<ExecutionSpace>(plan);
+  register_stream_tuning_family<ExecutionSpace>(plan);
   for (std::int32_t n = 256; n <= plan.max_size(); n *= 2) {
     for (auto const& backend : all_backends) {
       if (backend.name == "reference") continue;

@@ -9,7 +9,10 @@
 # `git archive`, in turns on double-slit: ratios from one run), distributed (the MPI
 # bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend), scenes
 # (the benchmark suite's scene family on CUDA), ncu (Nsight Compute figures of each fused
-# backend's stepping kernel on double-slit, per cell-step: tools/ncu_table.py). Logs go to OUT.
+# backend's stepping kernel on double-slit, per cell-step: tools/ncu_table.py), ladder (the
+# portability study's rungs on double-slit in one call: kokkos-tiled, kokkos-stream with
+# each lane exchange and register cap, cuda-shmem, cuda-stream; then ncu of each rung's
+# stepping kernel over its first 48 steps). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
@@ -148,6 +151,34 @@ if has ncu; then
   python3 "$src/tools/ncu_table.py" --cells $((3201 * 3201)) --steps 48 "$out"/ncu-*.csv |
     tee "$out/ncu-table.md" || status=1
 fi
+if has ladder; then
+  stage ladder
+  bench="$build/bench/wave2d_bench"
+  "$bench" --benchmark_filter='^(copy/Cuda|scene/Cuda/(cuda-stream|cuda-shmem|kokkos-tiled)/double-slit$|stream_tuning/Cuda/)' \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/ladder.json" --benchmark_out_format=json > "$out/ladder.txt" 2>&1 ||
+    status=1
+  grep -E "_median" "$out/ladder.txt" | sed -E 's/ +/ /g' | cut -d' ' -f1,2,6-8
+  metrics=smsp__thread_inst_executed.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
+  metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
+  # name, benchmark, kernel, launches in 48 steps
+  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0$ StreamSteps 6" \
+    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0$ StreamSteps 6" \
+    "cuda-stream scene/Cuda/cuda-stream/double-slit$ stream_steps 6" \
+    "cuda-shmem scene/Cuda/cuda-shmem/double-slit$ shmem_steps 6" \
+    "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit$ TiledSteps 8"; do
+    read -r name filter kernel launches <<< "$rung"
+    ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" \
+      --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-count "$launches" \
+      "$bench" --benchmark_filter="^$filter" --benchmark_min_time=0.001s \
+      > "$out/ncu-$name.csv" 2> "$out/ncu-$name.log" || status=1
+  done
+  python3 "$src/tools/ncu_table.py" --cells $((3201 * 3201)) --steps 48 "$out"/ncu-*.csv |
+    tee "$out/ncu-table.md" || status=1
+fi
 if has sanitize; then
   stage sanitize
   # memcheck on every CUDA test; racecheck (slow) on the shared-memory kernels, in both
@@ -155,12 +186,12 @@ if has sanitize; then
   compute-sanitizer --tool memcheck --error-exitcode 3 "$build/tests/wave2d_cuda_tests" \
     > "$out/sanitize-memcheck-raw.log" 2>&1 || status=1
   compute-sanitizer --tool memcheck --error-exitcode 3 "$build/tests/wave2d_tests" \
-    --gtest_filter='*Cuda_cuda*:*Cuda_kokkos*' > "$out/sanitize-memcheck-kokkos.log" 2>&1 || status=1
+    --gtest_filter='*Cuda_cuda*:*Cuda_kokkos*:*StreamTest*' > "$out/sanitize-memcheck-kokkos.log" 2>&1 || status=1
   compute-sanitizer --tool racecheck --error-exitcode 3 "$build/tests/wave2d_cuda_tests" \
     --gtest_filter='*RandomFields*/shmem*:*ManyTiles*/shmem*:*DoubleSlitSmall*/shmem*' \
     > "$out/sanitize-racecheck-raw.log" 2>&1 || status=1
   compute-sanitizer --tool racecheck --error-exitcode 3 "$build/tests/wave2d_tests" \
-    --gtest_filter='*SmallFromRandomFields/Cuda_kokkos_tiled:*ManyTiles/Cuda_kokkos_tiled:*TiledTest*' \
+    --gtest_filter='*SmallFromRandomFields/Cuda_kokkos_tiled:*ManyTiles/Cuda_kokkos_tiled:*TiledTest*:*StreamTest*' \
     > "$out/sanitize-racecheck-kokkos-tiled.log" 2>&1 || status=1
   tail -n 3 "$out"/sanitize-*.log
 fi

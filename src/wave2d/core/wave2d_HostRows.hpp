@@ -1,8 +1,9 @@
 // The row loops of the fused kernels on CPUs (kokkos-tiled's steps and loads), compiled
 // twice more, for AVX-512F and AVX2, and chosen for the CPU at hand when the library
 // loads: a portable build, made for the baseline x86-64 (SSE2), still runs them with 16-
-// or 8-wide vectors where the CPU has them. update_cells_folded's expressions, never
-// contracted to FMA: the same bits on every CPU.
+// or 8-wide vectors where the CPU has them; with GCC on x86-64 the row-of-rows loops
+// also as AVX-512F intrinsics, taken where the CPU has AVX-512F. The cell rule's
+// expressions, never contracted to FMA: the same bits on every CPU.
 #ifndef WAVE2D_HOST_ROWS_HPP
 #define WAVE2D_HOST_ROWS_HPP
 

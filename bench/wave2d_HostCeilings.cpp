@@ -54,7 +54,7 @@ double fma_flops(std::int64_t rounds) {
 double cached_sweep_cell_steps(int side, std::int64_t steps) {
   int const pitch = (side + 15) / 16 * 16;
   std::size_t const cells = std::size_t(side) * pitch;
-  std::vector<float> previous(cells, 0.0f), current(cells, 0.0f), cu(cells), cp(cells);
+  std::vector<float> previous(cells, 0.0f), current(cells, 0.0f), next(cells, 0.0f);
   std::vector<float> code(cells, 0.0f);
   for (int y = 0; y < side; ++y) {
     for (int x = 0; x < side; ++x) {
@@ -62,17 +62,18 @@ double cached_sweep_cell_steps(int side, std::int64_t steps) {
       code[std::size_t(y) * pitch + x] = border ? cell_code::fixed_zero : 0.01f;
     }
   }
-  fold_row(cu.data(), cp.data(), code.data(), nullptr, 1.0f / 16, int(cells));
   current[std::size_t(side / 2) * pitch + side / 2] = 1.0f;
   float* a = previous.data();
   float* b = current.data();
+  float* c = next.data();
   for (std::int64_t s = 0; s < steps; ++s) {
     for (int y = 1; y < side - 1; ++y) {
-      int const row = y * pitch;
-      update_row_folded(a, b, cu.data(), cp.data(), nullptr, 1.0f / 16, pitch, row + 1,
-                        row + side - 1);
+      int const row = y * pitch + 1;
+      update_rows_coded(c + row, a + row, b + row - pitch, b + row, b + row + pitch,
+                        code.data() + row, nullptr, 1.0f / 16, side - 2);
     }
-    float* const made = a;
+    float* const made = c;
+    c = a;
     a = b;
     b = made;
   }

@@ -12,10 +12,10 @@ namespace wave2d::bench {
 // widest vectors the CPU has (an FMA counts 2 flops).
 double fma_flops(std::int64_t rounds);
 
-// A grid of side `side` (a few hundred cells: two fields and two coefficients in L2)
-// advanced `steps` steps, one sweep a step, by the row loop of kokkos-tiled
-// (core/wave2d_HostRows.hpp), its coefficients folded and its border fixed. Returns the
-// cell-steps made.
+// A grid of side `side` (a few hundred cells: three fields and the codes in L2) advanced
+// `steps` steps, one sweep a step into the third field, by the codes row loop of
+// kokkos-tiled's wavefront (update_rows_coded, core/wave2d_HostRows.hpp), its border
+// fixed. Returns the cell-steps made.
 double cached_sweep_cell_steps(int side, std::int64_t steps);
 
 // Which code fma_flops runs here: "avx512f", "avx2" or "baseline".

@@ -245,6 +245,14 @@ TEST_P(TiledTest, DefaultShapesFitTheTeamScratch) {
       EXPECT_EQ(
           kokkos::tiled_shape_for(space, false, (columns - 1) * large.tile_x, large.tile_y).tile_x,
           small.tile_x);
+      // Tiles of equal size: a 3201-cell-wide grid in four columns of 816 cells, not three
+      // of 1024 and one of 129; 3201 rows in 13 rows of 247.
+      auto const equal = kokkos::tiled_shape_for(space, false, 3201, 256 * threads);
+      EXPECT_EQ(equal.tile_x, 816) << equal.describe(false);
+      EXPECT_EQ(equal.tile_y, 256) << equal.describe(false);
+      if (threads <= 26) {
+        EXPECT_EQ(kokkos::tiled_shape_for(space, false, 3201, 3201).tile_y, 247);
+      }
       // A grid of one small tile: shorter tiles, one a thread (128 rows: at most 4 of 32).
       auto const tiny = kokkos::tiled_shape_for(space, false, small.tile_x, 128);
       EXPECT_GE(tiny.tile_y, 32);

@@ -95,8 +95,9 @@ struct TiledShape {
 };
 
 // The shape per execution space, κ's kind and grid. Host spaces: one thread per team (a
-// team is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles 1024 cells wide
-// and 256 tall at T = 32 where the grid makes at least two such tiles a thread, else
+// team is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles of at most 1024
+// cells wide and 256 tall, of equal size, at T = 32 where the grid makes at least two such
+// tiles a thread, else
 // 512x128 at T = 16, halved in height (down to 32 rows) until every thread has a tile.
 // Measured on a 2-core AVX-512 EPYC (docs/results/cpu/kokkos-tiled.txt): the large tiles
 // are 1.1-1.2x the small ones from 1024² up (the grid's pair, read and written once a
@@ -114,7 +115,13 @@ TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int
              ((ny + shape.tile_y - 1) / shape.tile_y);
     };
     std::int64_t const threads = space.concurrency();
-    TiledShape const large{1024, 256, 32, 1, 1, true, true};
+    // At most 1024x256, as equal as whole 16-cell blocks make them: a narrow last column
+    // of tiles pays a whole tile's halo for few cells and leaves its thread idle.
+    TiledShape large{1024, 256, 32, 1, 1, true, true};
+    int const columns = (nx + large.tile_x - 1) / large.tile_x;
+    int const rows = (ny + large.tile_y - 1) / large.tile_y;
+    large.tile_x = std::max(16, ((nx + columns - 1) / columns + 15) / 16 * 16);
+    large.tile_y = std::max(1, (ny + rows - 1) / rows);
     if (tiles(large) >= 2 * threads) return large;
     TiledShape small{512, 128, 16, 1, 1, true, true};
     while (small.tile_y > 32 && tiles(small) < threads) small.tile_y /= 2;

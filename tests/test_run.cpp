@@ -99,7 +99,8 @@ TEST_F(Run, OutputsComposeAndEachIsToldOnceWritten) {
   EXPECT_EQ(npy.data, pair);
 #if defined(WAVE2D_HAVE_HDF5)
   EXPECT_EQ(dataset(dir() / "f.h5", "/field/current"), current);
-  EXPECT_EQ(dataset(dir() / "f.h5", "/receivers/trace"), wave2d::to_host(space_, alone.receivers()));
+  EXPECT_EQ(dataset(dir() / "f.h5", "/receivers/trace"),
+            wave2d::to_host(space_, alone.receivers()));
   EXPECT_EQ(dataset(dir() / "f.h5", "/frames/u").size(), 5u * 57 * 43);
 #endif
 }
@@ -144,6 +145,23 @@ TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateW
   EXPECT_TRUE(fs::exists(dir() / "f.npy"));
 }
 
+// Chunks double while short (0.05 s), and on up to 1 s while the checks after them weigh.
+TEST(RunChunks, GrowWhileShortOrWhileTheirChecksWeigh) {
+  detail::Chunks chunks;
+  EXPECT_EQ(chunks.next(100), 1);
+  chunks.took(1, 0.001);
+  EXPECT_EQ(chunks.next(100), 2);
+  chunks.took(1, 0.001);  // not a whole chunk: no change
+  EXPECT_EQ(chunks.next(100), 2);
+  chunks.took(2, 0.06);
+  EXPECT_EQ(chunks.next(100), 2);
+  chunks.took(2, 0.06, true);
+  EXPECT_EQ(chunks.next(100), 4);
+  chunks.took(4, 1.2, true);
+  EXPECT_EQ(chunks.next(100), 4);
+  EXPECT_EQ(chunks.next(3), 3);
+}
+
 TEST_F(Run, CheckRefusesBeforeAnyWork) {
   Experiment e{.scene = scene_with_receivers(), .steps = 10};
   e.outputs = {NpyFile{dir() / "a.npy"}, NpyFile{dir() / "b.npy"}};
@@ -152,7 +170,8 @@ TEST_F(Run, CheckRefusesBeforeAnyWork) {
   EXPECT_THROW(check(e), OutputError);
   try {
     e.scene.receivers = {{1, 1, ""}};
-    e.outputs = {NpyFile{dir() / "a.receivers.npy", "--save-npy"}, ReceiverFiles{dir(), "a", false}};
+    e.outputs = {NpyFile{dir() / "a.receivers.npy", "--save-npy"},
+                 ReceiverFiles{dir(), "a", false}};
     check(e);
     FAIL() << "two outputs that are one file";
   } catch (OutputError const& error) {
@@ -172,8 +191,9 @@ TEST_F(Run, CheckRefusesBeforeAnyWork) {
 TEST_F(Run, TheProgramAndTheLibraryWriteTheSameBytes) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   fs::path const scene_file = fs::path(WAVE2D_SOURCE_DIR) / "docs/examples/point-source-box.toml";
-  std::string options = "--steps 45 --backend kokkos-mdrange --save-npy p/f.npy --frames-every 20 "
-                        "--output p";
+  std::string options =
+      "--steps 45 --backend kokkos-mdrange --save-npy p/f.npy --frames-every 20 "
+      "--output p";
   Experiment e = experiment_of(load_scene(scene_file.string()));
   e.backend = "kokkos-mdrange";
   e.steps = 45;
@@ -190,9 +210,9 @@ TEST_F(Run, TheProgramAndTheLibraryWriteTheSameBytes) {
   fs::create_directories(dir() / "a");
   fs::create_directories(dir() / "p");
   run(space_, e);
-  std::string const command = "cd '" + dir().string() + "' && OMP_NUM_THREADS=1 '" WAVE2D_CLI
-                              "' run --scene '" + scene_file.string() + "' " + options +
-                              " >/dev/null 2>&1";
+  std::string const command = "cd '" + dir().string() +
+                              "' && OMP_NUM_THREADS=1 '" WAVE2D_CLI "' run --scene '" +
+                              scene_file.string() + "' " + options + " >/dev/null 2>&1";
   int const status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
   std::vector<std::string> files = {"f.npy", "point_source_in_a_box.receivers.npy",

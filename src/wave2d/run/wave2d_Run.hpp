@@ -91,13 +91,17 @@ struct RunResult {
 namespace detail {
 
 // Chunks of steps that double until one lasts 0.05 s: few enough fences and checks not to
-// slow a run, often enough for its progress and its signals. Steps are global indices, so
-// the chunking never changes a result.
+// slow a run, often enough for its progress and its signals. They double on, up to 1 s,
+// while the checks after a chunk (non-finite values, the last finite state saved) take
+// more than a twentieth of its time: on a CPU they pass over the whole grid three times.
+// Steps are global indices, so the chunking never changes a result.
 class Chunks {
  public:
   std::int64_t next(std::int64_t left) const { return std::min(size_, left); }
-  void took(std::int64_t steps, double seconds) {
-    if (steps == size_ && seconds < 0.05) size_ *= 2;
+  // A whole chunk took `seconds` to step; checks_weigh: its checks took over a twentieth
+  // of that (on any process: every one must chunk alike).
+  void took(std::int64_t steps, double seconds, bool checks_weigh = false) {
+    if (steps == size_ && (seconds < 0.05 || (checks_weigh && seconds < 1.0))) size_ *= 2;
   }
 
  private:
@@ -538,7 +542,7 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
     std::int64_t const n = chunks.next(stop - done);
     bool const switched_before = plan() && plan()->switched;
     double const seconds = part.advance(space_, n);
-    chunks.took(n, seconds);
+    auto const checks_began = std::chrono::steady_clock::now();
     if (!switched_before && plan() && plan()->switched && processes.root() && listener.note) {
       listener.note("auto " + plan()->switched_text());
     }
@@ -570,6 +574,10 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
       throw NotFinite(message, step, first.x, first.y);
     }
     last_finite.save(space_, part);
+    wave2d::fence(space_, "wave2d::run: the last finite state saved");
+    double const check_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - checks_began).count();
+    chunks.took(n, seconds, processes.any(check_seconds * 20.0 > seconds));
     std::int64_t const now = local.steps_done();
     frames_due(false);
     if (checkpoints && detail::is_due(checkpoints->every, now, end)) {

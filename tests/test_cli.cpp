@@ -785,7 +785,26 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
     int const signal_number = trial % 2 == 0 ? SIGTERM : SIGINT;
     pid_t const pid = spawn(argv, work(), "/dev/null", (work() / "err").string());
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200 + 30 * trial));
+    // Every other trial once the run steps (its second frame written: a GPU's start can
+    // outlast the delays), the others wherever the delay falls.
+    if (trial % 4 < 2) {
+      auto const frames = [&] {
+        std::error_code error;
+        int count = 0;
+        for (auto const& entry : fs::directory_iterator(work() / "o", error)) {
+          count += entry.path().extension() == ".png" &&
+                   !entry.path().filename().string().starts_with(".");
+        }
+        return count;
+      };
+      auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (frames() < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10 * trial));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200 + 30 * trial));
+    }
     ::kill(pid, signal_number);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);

@@ -154,7 +154,7 @@ fi
 if has ladder; then
   stage ladder
   bench="$build/bench/wave2d_bench"
-  "$bench" --benchmark_filter='^(copy/Cuda|scene/Cuda/(cuda-stream|cuda-shmem|kokkos-tiled)/double-slit$|stream_tuning/Cuda/)' \
+  "$bench" --benchmark_filter='^(copy/Cuda|scene/Cuda/(cuda-stream|cuda-shmem|kokkos-tiled)/double-slit/|stream_tuning/Cuda/)' \
     --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/ladder.json" --benchmark_out_format=json > "$out/ladder.txt" 2>&1 ||
     status=1
@@ -165,11 +165,12 @@ if has ladder; then
   metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
   metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
   # name, benchmark, kernel, launches in 48 steps
-  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0$ StreamSteps 6" \
-    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0$ StreamSteps 6" \
-    "cuda-stream scene/Cuda/cuda-stream/double-slit$ stream_steps 6" \
-    "cuda-shmem scene/Cuda/cuda-shmem/double-slit$ shmem_steps 6" \
-    "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit$ TiledSteps 8"; do
+  # (benchmark names end in /manual_time)
+  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 6" \
+    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0/manual_time$ StreamSteps 6" \
+    "cuda-stream scene/Cuda/cuda-stream/double-slit/ stream_steps 6" \
+    "cuda-shmem scene/Cuda/cuda-shmem/double-slit/ shmem_steps 6" \
+    "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit/ TiledSteps 8"; do
     read -r name filter kernel launches <<< "$rung"
     ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" \
       --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-count "$launches" \

@@ -97,24 +97,22 @@ void fill(RowsOfRows& rows, std::uint32_t seed) {
 
 // The expected rows: the cell rule's loops, one cell at a time.
 std::vector<float> expected(RowsOfRows const& rows, int form) {
-  std::vector<float> next(std::size_t(rows.n) + 1, 0.0f);
+  std::vector<float> next(std::size_t(rows.n), 0.0f);
   float const* mid = rows.mid.data() + 1;
   float const kappa = 0.2f;
   for (int i = 0; i < rows.n; ++i) {
     if (form == 0) {
       update_plain_row_of_rows(&next[i], &rows.prev.data()[i], &rows.up.data()[i], &mid[i],
                                &rows.down.data()[i], kappa, 1);
-    } else {
+    } else if (form == 1) {
       update_coded_row_of_rows<true>(&next[i], &rows.prev.data()[i], &rows.up.data()[i], &mid[i],
                                      &rows.down.data()[i], &rows.code.data()[i], nullptr, kappa, 1);
-      if (form == 2) {
-        update_coded_row_of_rows<false>(&next[i], &rows.prev.data()[i], &rows.up.data()[i], &mid[i],
-                                        &rows.down.data()[i], &rows.code.data()[i],
-                                        &rows.kappa.data()[i], 0.0f, 1);
-      }
+    } else {
+      update_coded_row_of_rows<false>(&next[i], &rows.prev.data()[i], &rows.up.data()[i], &mid[i],
+                                      &rows.down.data()[i], &rows.code.data()[i],
+                                      &rows.kappa.data()[i], 0.0f, 1);
     }
   }
-  next.resize(std::size_t(rows.n));
   return next;
 }
 

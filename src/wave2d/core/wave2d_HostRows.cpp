@@ -166,7 +166,12 @@ void rows_coded(float* __restrict__ next, float const* __restrict__ prev,
 }  // namespace avx512
 #pragma GCC pop_options
 
-bool const avx512_available = __builtin_cpu_supports("avx512f");
+// Asked at the first call, not in a static initializer, which could run before the CPU's
+// features are known (__builtin_cpu_init).
+bool avx512_available() {
+  static bool const available = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return available;
+}
 #endif
 
 }  // namespace
@@ -197,7 +202,7 @@ void update_rows_coded(float* next, float const* prev, float const* up, float co
                        float const* down, float const* code, float const* kappa,
                        float kappa_uniform, int n) {
 #ifdef WAVE2D_HOST_ROWS_AVX512
-  if (avx512_available) {
+  if (avx512_available()) {
     kappa ? avx512::rows_coded<false>(next, prev, up, mid, down, code, kappa, 0.0f, n)
           : avx512::rows_coded<true>(next, prev, up, mid, down, code, nullptr, kappa_uniform, n);
     return;
@@ -213,7 +218,7 @@ void update_rows_coded(float* next, float const* prev, float const* up, float co
 void update_rows_plain(float* next, float const* prev, float const* up, float const* mid,
                        float const* down, float kappa, int n) {
 #ifdef WAVE2D_HOST_ROWS_AVX512
-  if (avx512_available) {
+  if (avx512_available()) {
     avx512::rows_plain(next, prev, up, mid, down, kappa, n);
     return;
   }

@@ -95,9 +95,8 @@ struct TiledShape {
 };
 
 // The shape per execution space, κ's kind and grid. Host spaces: one thread per team (a
-// team is a core), the wavefront (wave2d_TiledWavefront.hpp) down tiles of at most 1024
-// cells wide and 256 tall, of equal size, at T = 32 where the grid makes at least two such
-// tiles a thread, else
+// team is a core), the wavefront (wave2d_TiledWavefront.hpp) down equal tiles of at most
+// 1024x256 cells at T = 32 where the grid makes at least two such tiles a thread, else
 // 512x128 at T = 16, halved in height (down to 32 rows) until every thread has a tile.
 // Measured on a 2-core AVX-512 EPYC (docs/results/cpu/kokkos-tiled.txt): the large tiles
 // are 1.1-1.2x the small ones from 1024² up (the grid's pair, read and written once a

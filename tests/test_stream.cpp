@@ -18,8 +18,7 @@ struct StreamResult {
   std::vector<float> trace;  // n_steps rows of one column a receiver
 };
 
-template <class ExecutionSpace, bool Specialized,
-          class Shape = kokkos::StreamShape<ExecutionSpace>>
+template <class ExecutionSpace, bool Specialized, class Shape = kokkos::StreamShape<ExecutionSpace>>
 StreamResult run_stream(Scene const& scene, HostPair const& initial, std::int64_t first_step,
                         std::int64_t n_steps, int segment_rows) {
   using MemorySpace = typename ExecutionSpace::memory_space;
@@ -27,12 +26,7 @@ StreamResult run_stream(Scene const& scene, HostPair const& initial, std::int64_
   kokkos::StreamStepper<ExecutionSpace, MemorySpace, Specialized, Shape> stepper(
       space, make_coefficients(space, scene), segment_rows);
   auto const upload = [&](std::vector<float> const& host) {
-    Field<MemorySpace> field("wave2d::test::field", scene.ny, scene.nx);
-    Kokkos::deep_copy(
-        space, field,
-        Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), scene.ny, scene.nx));
-    return field;
+    return to_field<MemorySpace>(space, host, scene.ny, scene.nx);
   };
   auto const count = std::int32_t(scene.receivers.size());
   Kokkos::View<ReceiverCell*, MemorySpace> cells("wave2d::test::cells", count);
@@ -49,9 +43,10 @@ StreamResult run_stream(Scene const& scene, HostPair const& initial, std::int64_
   space.fence();
   EXPECT_EQ(fields.step, first_step + n_steps);
   std::vector<float> host_trace(trace.size());
-  Kokkos::deep_copy(Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        host_trace.data(), host_trace.size()),
-                    trace);
+  Kokkos::deep_copy(
+      Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          host_trace.data(), host_trace.size()),
+      trace);
   return {{to_host<ExecutionSpace>(fields.previous), to_host<ExecutionSpace>(fields.current)},
           host_trace};
 }
@@ -79,19 +74,19 @@ class StreamTest : public testing::TestWithParam<std::string> {
       StreamResult again;
       with_space(GetParam(), [&]<class ExecutionSpace>() {
         if (specialized) {
-          result = run_stream<ExecutionSpace, true>(scene, initial, first_step, n_steps,
-                                                    segment_rows);
-          again = run_stream<ExecutionSpace, true>(scene, initial, first_step, n_steps,
-                                                   segment_rows);
+          result =
+              run_stream<ExecutionSpace, true>(scene, initial, first_step, n_steps, segment_rows);
+          again =
+              run_stream<ExecutionSpace, true>(scene, initial, first_step, n_steps, segment_rows);
         } else {
-          result = run_stream<ExecutionSpace, false>(scene, initial, first_step, n_steps,
-                                                     segment_rows);
-          again = run_stream<ExecutionSpace, false>(scene, initial, first_step, n_steps,
-                                                    segment_rows);
+          result =
+              run_stream<ExecutionSpace, false>(scene, initial, first_step, n_steps, segment_rows);
+          again =
+              run_stream<ExecutionSpace, false>(scene, initial, first_step, n_steps, segment_rows);
         }
       });
-      std::string const where = what + ", segments of " + std::to_string(segment_rows) +
-                                " rows, " + (specialized ? "the space's exchange" : "the default");
+      std::string const where = what + ", segments of " + std::to_string(segment_rows) + " rows, " +
+                                (specialized ? "the space's exchange" : "the default");
       EXPECT_EQ(result.fields.previous, again.fields.previous) << where;
       EXPECT_EQ(result.fields.current, again.fields.current) << where;
       EXPECT_EQ(result.trace, again.trace) << where;
@@ -131,8 +126,8 @@ TEST_P(StreamTest, SizesSegmentsAndStepCounts) {
   with_space(GetParam(), [&]<class ExecutionSpace>() {
     written = kokkos::StreamShape<ExecutionSpace>::written;
   });
-  for (auto [nx, ny] : {std::pair{61, 37}, {3, 3}, {2 * written + 37, 45}, {written + 1, 130},
-                        {17, 90}}) {
+  for (auto [nx, ny] :
+       {std::pair{61, 37}, {3, 3}, {2 * written + 37, 45}, {written + 1, 130}, {17, 90}}) {
     for (int segment_rows : {0, 1, 7, 20}) {
       Scene const scene = with_receivers(busy_scene(nx, ny, seed), written, segment_rows);
       for (std::int64_t steps : {1, 7, 8, 19}) {

@@ -24,12 +24,7 @@ HostPair run_tiled(kokkos::TiledShape shape, Scene const& scene, HostPair const&
   kokkos::TiledStepper<ExecutionSpace, MemorySpace> stepper(space, make_coefficients(space, scene),
                                                             shape);
   auto const upload = [&](std::vector<float> const& host) {
-    Field<MemorySpace> field("wave2d::test::field", scene.ny, scene.nx);
-    Kokkos::deep_copy(
-        space, field,
-        Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), scene.ny, scene.nx));
-    return field;
+    return to_field<MemorySpace>(space, host, scene.ny, scene.nx);
   };
   FieldPair<MemorySpace> fields{upload(initial.previous), upload(initial.current), first_step};
   stepper.advance(space, fields, n_steps, Receivers{});

@@ -102,6 +102,15 @@ inline HostPair run_reference(Scene const& scene, HostPair pair, std::int64_t fi
   return pair;
 }
 
+// A host grid's ny x nx cells, row-major, as a field in MemorySpace, copied on `space`.
+template <class MemorySpace, class ExecutionSpace>
+Field<MemorySpace> to_field(ExecutionSpace const& space, std::vector<float> const& host, int ny,
+                            int nx) {
+  Field<MemorySpace> field("wave2d::test::field", ny, nx);
+  Kokkos::deep_copy(space, field, wave2d::detail::HostRows(host.data(), ny, nx));
+  return field;
+}
+
 template <class ExecutionSpace>
 std::vector<float> to_host(typename Simulation<ExecutionSpace>::field_type const& field) {
   std::vector<float> host(field.size());

@@ -128,9 +128,8 @@ struct StreamSteps {
 
   KOKKOS_FUNCTION void operator()(Member const& team) const {
     int const item = team.league_rank();
-    StreamWindow const w =
-        StreamWindow::of<Shape::width, Shape::written, T>(item, strips, segment_rows, params.nx,
-                                                          params.ny);
+    StreamWindow const w = StreamWindow::of<Shape::width, Shape::written, T>(
+        item, strips, segment_rows, params.nx, params.ny);
     int const contents = window_contents[item];
     if ((contents & stream_holds::coded) == 0) {
       walk<true>(team, w, false);
@@ -298,10 +297,10 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     window_contents_ = wave2d::detail::allocate<Kokkos::View<int*, MemorySpace>>(
         space, "wave2d::kokkos-stream::window_contents", std::size_t(strips_) * segments_);
     if (params.nx > 0 && params.ny > 0) {
-      Kokkos::parallel_for("wave2d::kokkos-stream::mark_windows",
-                           Kokkos::RangePolicy<ExecutionSpace>(space, 0, strips_ * segments_),
-                           MarkStreamWindows<Shape>{params, window_contents_.data(), strips_,
-                                                    segment_rows_});
+      Kokkos::parallel_for(
+          "wave2d::kokkos-stream::mark_windows",
+          Kokkos::RangePolicy<ExecutionSpace>(space, 0, strips_ * segments_),
+          MarkStreamWindows<Shape>{params, window_contents_.data(), strips_, segment_rows_});
     }
   }
 
@@ -309,8 +308,9 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   // resident warps (segments no shorter than 2T, whose walk is 2T rows longer); on hosts,
   // four windows a thread.
   int segment_rows_for(ExecutionSpace const& space, int ny) const {
-    int const teams = wave2d::detail::runs_on_host<ExecutionSpace> ? 4 * int(space.concurrency())
-                                     : std::max(1, int(space.concurrency() / Shape::lanes) / 4);
+    int const teams = wave2d::detail::runs_on_host<ExecutionSpace>
+                          ? 4 * int(space.concurrency())
+                          : std::max(1, int(space.concurrency() / Shape::lanes) / 4);
     int const segments = std::max(1, teams / strips_);
     return std::max(2 * Shape::steps, (ny + segments - 1) / segments);
   }
@@ -318,9 +318,10 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   std::string configuration() const override {
     return "strips of " + std::to_string(Shape::width) + " columns (" +
            std::to_string(Shape::lanes) + " lanes x " + std::to_string(Shape::columns) +
-           "), segments of " + std::to_string(segment_rows_) + " rows, T=" +
-           std::to_string(Shape::steps) +
-           (Shape::min_blocks > 0 ? ", " + std::to_string(Shape::min_blocks) + " teams an SM" : "") +
+           "), segments of " + std::to_string(segment_rows_) +
+           " rows, T=" + std::to_string(Shape::steps) +
+           (Shape::min_blocks > 0 ? ", " + std::to_string(Shape::min_blocks) + " teams an SM"
+                                  : "") +
            ", lanes exchange " +
            (Specialized && !std::is_same_v<LaneExchange<ExecutionSpace, 1>, ScratchExchange<1>>
                 ? "by warp shuffles"
@@ -342,13 +343,12 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     using Launch = StreamSteps<ExecutionSpace, Shape, UniformKappa, Specialized>;
     using Policy = std::conditional_t<
         Shape::min_blocks == 0, Kokkos::TeamPolicy<ExecutionSpace>,
-        Kokkos::TeamPolicy<ExecutionSpace,
-                           Kokkos::LaunchBounds<unsigned(Shape::lanes), unsigned(Shape::min_blocks)>>>;
+        Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<unsigned(Shape::lanes),
+                                                                unsigned(Shape::min_blocks)>>>;
     Policy const policy =
         Policy(space, strips_ * segments_, Shape::lanes, 1)
             .set_scratch_size(0, Kokkos::PerTeam(Launch::Exchange::scratch_bytes(Shape::lanes)));
-    for (std::int64_t s = 0; s < n_steps; s += Shape::steps) {
-      int const steps = int(std::min<std::int64_t>(Shape::steps, n_steps - s));
+    wave2d::detail::launches_between_pairs(fields, scratch_, n_steps, Shape::steps, [&](int steps) {
       Launch const launch{params,
                           fields.previous.data(),
                           fields.current.data(),
@@ -360,10 +360,7 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                           strips_,
                           segment_rows_};
       Kokkos::parallel_for("wave2d::kokkos-stream::steps", policy, launch);
-      std::swap(fields.previous, scratch_.previous);
-      std::swap(fields.current, scratch_.current);
-      fields.step += steps;
-    }
+    });
   }
 
   Coefficients<MemorySpace> coefficients_;

@@ -571,9 +571,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
         Policy(space, tiles_x_ * tiles_y_, shape_.team_size, shape_.vector_length)
             .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(!UniformKappa)));
     int const row_block = (shape_.window_y() - 2 + shape_.team_size - 1) / shape_.team_size;
-    // Launches of T steps and one shorter remainder, alternating between the pairs.
-    for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
-      int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
+    wave2d::detail::launches_between_pairs(fields, scratch_, n_steps, shape_.steps, [&](int steps) {
       TiledSteps<ExecutionSpace, UniformKappa, Folded> const launch{params,
                                                                     fields.previous.data(),
                                                                     fields.current.data(),
@@ -592,10 +590,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                     shape_.vector_length,
                                                                     row_block};
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
-      std::swap(fields.previous, scratch_.previous);
-      std::swap(fields.current, scratch_.current);
-      fields.step += steps;
-    }
+    });
   }
 
   // Where each row's cells need their coefficients.
@@ -615,8 +610,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
     Policy const policy = Policy(space, tiles_x_ * tiles_y_, 1, 1)
                               .set_scratch_size(0, Kokkos::PerTeam(shape_.scratch_bytes(false)));
     int const ring_pitch = wavefront_ring_pitch(shape_.tile_x, shape_.steps);
-    for (std::int64_t s = 0; s < n_steps; s += shape_.steps) {
-      int const steps = int(std::min<std::int64_t>(shape_.steps, n_steps - s));
+    wave2d::detail::launches_between_pairs(fields, scratch_, n_steps, shape_.steps, [&](int steps) {
       WavefrontSteps<ExecutionSpace, UniformKappa> const launch{params,
                                                                 fields.previous.data(),
                                                                 fields.current.data(),
@@ -630,10 +624,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                 shape_.tile_y,
                                                                 ring_pitch};
       Kokkos::parallel_for("wave2d::kokkos-tiled::wavefront", policy, launch);
-      std::swap(fields.previous, scratch_.previous);
-      std::swap(fields.current, scratch_.current);
-      fields.step += steps;
-    }
+    });
   }
 
   Coefficients<MemorySpace> coefficients_;

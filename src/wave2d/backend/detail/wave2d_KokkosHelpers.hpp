@@ -5,10 +5,13 @@
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace wave2d::detail {
 
@@ -83,6 +86,20 @@ void match_scratch(ExecutionSpace const& space, Pair& scratch, Pair const& field
   auto const nx = fields.previous.extent(1);
   scratch.previous = allocate<View>(space, label + "0", ny, nx);
   scratch.current = allocate<View>(space, label + "1", ny, nx);
+}
+
+// Such a kernel's launches over n_steps steps, `depth` a launch and one shorter remainder:
+// launch(steps) reads `fields` and writes `scratch`, then the pairs change places.
+template <class Pair, class Launch>
+void launches_between_pairs(Pair& fields, Pair& scratch, std::int64_t n_steps, int depth,
+                            Launch const& launch) {
+  for (std::int64_t s = 0; s < n_steps; s += depth) {
+    int const steps = int(std::min<std::int64_t>(depth, n_steps - s));
+    launch(steps);
+    std::swap(fields.previous, scratch.previous);
+    std::swap(fields.current, scratch.current);
+    fields.step += steps;
+  }
 }
 
 }  // namespace wave2d::detail

@@ -2,9 +2,12 @@
 // Kokkos source on every execution space but for one primitive (wave2d_LaneExchange.hpp).
 //
 // As cuda-stream, a team walks down a strip of columns, row by row, and keeps the last
-// three rows of every time level in registers: at walk row r it loads row r of the two
-// input levels and level k computes row r - k from level k - 1's rows r - k - 1 .. r - k + 1
-// and level k - 2's row r - k. A team's lanes each hold C adjacent columns of a row; the
+// three rows of every time level in registers: at walk row r row r of the two input levels
+// enters the rings (loaded the walk row before, so that no level waits on it) and level k
+// computes row r - k from level k - 1's rows r - k - 1 .. r - k + 1 and level k - 2's row
+// r - k. The cells' coefficients (codes, κ where it is not uniform) are read once a row, a
+// walk row ahead too, into a per-lane ring of the last T + 1 rows in team scratch, where
+// every level finds them. A team's lanes each hold C adjacent columns of a row; the
 // neighbours of a lane's edge columns come from the lanes beside it through LaneExchange,
 // once a walk row for all levels (level k - 1's row r - k was computed the walk row
 // before). Wrong values creep in from the strip's sides one column a level, so a strip
@@ -75,6 +78,49 @@ template <class ExecutionSpace>
 using StreamShape = std::conditional_t<wave2d::detail::runs_on_host<ExecutionSpace>,
                                        StreamShapeOf<8, 128, 1>, StreamShapeOf<8, 3, 32>>;
 
+// The coefficients of a window's last Rows rows (codes; κ where it is not uniform), each
+// lane its own C columns, in team scratch: a level reads row r - k's there rather than
+// from global memory, which would be a load to wait for per level. A lane reads only what
+// it wrote, so no barrier; lanes are adjacent in memory. Each row is kept twice, in slots
+// s and s + Rows, so that from walk row r's base every row r - k lies at a constant offset
+// (no index wraps, one address a walk row).
+template <int Rows, int C, int Lanes, bool UniformKappa>
+class CoefficientRing {
+ public:
+  static constexpr int arrays = UniformKappa ? 1 : 2;
+  static constexpr int row_floats = arrays * C * Lanes;
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes() {
+    return std::size_t(2 * Rows) * row_floats * sizeof(float);
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION explicit CoefficientRing(Member const& team)
+      : data_(static_cast<float*>(team.team_scratch(0).get_shmem(scratch_bytes())) +
+              team.team_rank()) {}
+
+  // Row r's slot of this lane in the second half: where walk row r stores row r and from
+  // where it finds rows r - k.
+  KOKKOS_FORCEINLINE_FUNCTION float* row(int r) const {
+    return data_ + (r % Rows + Rows) * row_floats;
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static float& code(float* row, int c) { return row[c * Lanes]; }
+  KOKKOS_FORCEINLINE_FUNCTION static float& kappa(float* row, int c) {
+    return row[(C + c) * Lanes];
+  }
+  // Row r - k (k < Rows), from row(r), which lies in the second half: a copy of it.
+  KOKKOS_FORCEINLINE_FUNCTION static float* earlier(float* row, int k) {
+    return row - k * row_floats;
+  }
+  // The first half's copy of row(r).
+  KOKKOS_FORCEINLINE_FUNCTION static float* first_copy(float* row) {
+    return row - Rows * row_floats;
+  }
+
+ private:
+  float* data_;
+};
+
 // What a window holds, as bits of an int per window.
 namespace stream_holds {
 inline constexpr int coded = 1;   // a cell whose code is not 0
@@ -114,6 +160,20 @@ struct StreamSteps {
   using Exchange =
       std::conditional_t<Specialized, LaneExchange<ExecutionSpace, T>, ScratchExchange<T>>;
   static_assert(Exchange::required_lanes == 0 || Exchange::required_lanes == Shape::lanes);
+  // Rows r - T .. r: what levels 1 .. T read at walk row r, and row r, stored then.
+  using Coefficients = CoefficientRing<T + 1, C, Shape::lanes, UniformKappa>;
+
+  static std::size_t scratch_bytes() {
+    return Exchange::scratch_bytes(Shape::lanes) + Coefficients::scratch_bytes();
+  }
+
+  // Row y + 1 of the window's inputs, loaded at walk row y for walk row y + 1.
+  struct RowAhead {
+    float previous[C];
+    float current[C];
+    float code[C];
+    float kappa[C];
+  };
 
   KernelParams params;
   float const* in_previous;
@@ -146,21 +206,39 @@ struct StreamSteps {
                                         bool sources) const {
     int const xl = w.x0 + team.team_rank() * C;  // the lane's first column
     Exchange exchange(team);
+    Coefficients const coefficients(team);
     // ring[k + 1]: level k (u(t + k dt); level -1 is u(t - dt)), rows by slot(row).
     float ring[T + 2][3][C] = {};
+    RowAhead ahead;
+    if (w.a < w.b) load_row<Plain>(w.a, xl, ahead);
     // Walk rows in threes from a multiple of 3, so that each row's slots are constants.
     int const r_end = w.y1 + steps;
     for (int r3 = w.a - w.a % 3; r3 < r_end; r3 += 3) {
       unrolled<3>([&](auto phase_) {
         constexpr int phase = decltype(phase_)::value;
-        walk_row<Plain, phase>(team, w, exchange, ring, r3 + phase, xl, sources);
+        walk_row<Plain, phase>(team, w, exchange, coefficients, ring, ahead, r3 + phase, xl,
+                               sources);
       });
+    }
+  }
+
+  // Row y's inputs, lane columns from xl; columns off the grid hold 0 and fixed cells.
+  template <bool Plain>
+  KOKKOS_FORCEINLINE_FUNCTION void load_row(int y, int xl, RowAhead& row) const {
+    std::int64_t const g = y * params.pitch + xl;
+    for (int c = 0; c < C; ++c) {
+      bool const inside = xl + c < params.nx;
+      row.previous[c] = inside ? in_previous[g + c] : 0.0f;
+      row.current[c] = inside ? in_current[g + c] : 0.0f;
+      if (!Plain) row.code[c] = inside ? params.code[g + c] : cell_code::fixed_zero;
+      if (!UniformKappa) row.kappa[c] = inside ? params.kappa[g + c] : 0.0f;
     }
   }
 
   template <bool Plain, int Phase>
   KOKKOS_FORCEINLINE_FUNCTION void walk_row(Member const& team, StreamWindow const& w,
-                                            Exchange& exchange, float (&ring)[T + 2][3][C], int r,
+                                            Exchange& exchange, Coefficients const& coefficients,
+                                            float (&ring)[T + 2][3][C], RowAhead& ahead, int r,
                                             int xl, bool sources) const {
     // The edges of level k - 1's row r - k, for k = 1 .. T: what level k reads beside a lane.
     float first[T], last[T], from_left[T], from_right[T];
@@ -172,25 +250,33 @@ struct StreamSteps {
     });
     exchange(team, first, last, from_left, from_right);
 
-    int const nx = params.nx;
     std::int64_t const pitch = params.pitch;
     if (r >= w.a && r < w.b) {
       constexpr int s = slot(Phase);
-      std::int64_t const g = r * pitch + xl;
+      float* const row = coefficients.row(r);
       for (int c = 0; c < C; ++c) {
-        bool const inside = xl + c < nx;
-        ring[0][s][c] = inside ? in_previous[g + c] : 0.0f;
-        ring[1][s][c] = inside ? in_current[g + c] : 0.0f;
+        ring[0][s][c] = ahead.previous[c];
+        ring[1][s][c] = ahead.current[c];
+        if (!Plain) {
+          Coefficients::code(row, c) = ahead.code[c];
+          Coefficients::code(Coefficients::first_copy(row), c) = ahead.code[c];
+        }
+        if (!UniformKappa) {
+          Coefficients::kappa(row, c) = ahead.kappa[c];
+          Coefficients::kappa(Coefficients::first_copy(row), c) = ahead.kappa[c];
+        }
       }
+      if (r + 1 < w.b) load_row<Plain>(r + 1, xl, ahead);
     }
 
+    float* const coefficients_r = coefficients.row(r);
     unrolled<T>([&](auto i_) {
       constexpr int i = decltype(i_)::value;
       constexpr int k = i + 1;
       int const y = r - k;
       if (y < w.a || y >= w.b || k > steps) return;
+      float* const coefficients_y = Coefficients::earlier(coefficients_r, k);
       constexpr int sm = slot(Phase - k), su = slot(Phase - k - 1), sd = slot(Phase - k + 1);
-      std::int64_t const g = y * pitch + xl;
       float(&next)[C] = ring[k + 1][sm];
       float const(&prev)[C] = ring[k - 1][sm];
       float const(&up)[C] = ring[k][su];
@@ -199,12 +285,16 @@ struct StreamSteps {
       for (int c = 0; c < C; ++c) {
         float const left = c == 0 ? from_left[i] : mid[c > 0 ? c - 1 : 0];
         float const right = c == C - 1 ? from_right[i] : mid[c < C - 1 ? c + 1 : 0];
-        next[c] = rule<Plain>(g + c, xl + c, prev[c], mid[c], left + right + up[c] + down[c]);
+        float const code = Plain ? 0.0f : Coefficients::code(coefficients_y, c);
+        float const kappa =
+            UniformKappa ? params.kappa_uniform : Coefficients::kappa(coefficients_y, c);
+        float const u = stencil(code, kappa, prev[c], mid[c], left + right + up[c] + down[c]);
+        next[c] = Plain ? u : updated_or_zero(code, u);
       }
       if (!Plain && sources) {
         float const t = params.time(first_step + k - 1);
         for (int c = 0; c < C; ++c) {
-          float const code = xl + c < nx ? params.code[g + c] : cell_code::fixed_zero;
+          float const code = Coefficients::code(coefficients_y, c);
           if (code < cell_code::fixed_zero) next[c] = fixed_value(code, params.sources, t);
         }
       }
@@ -226,17 +316,6 @@ struct StreamSteps {
         }
       }
     });
-  }
-
-  // u(t + dt) of cell g (column x) from u(t - dt), u(t) and the sum of u(t)'s neighbours.
-  template <bool Plain>
-  KOKKOS_FORCEINLINE_FUNCTION float rule(std::int64_t g, int x, float prev, float mid,
-                                         float sum) const {
-    bool const inside = x < params.nx;
-    float const code = Plain ? 0.0f : (inside ? params.code[g] : cell_code::fixed_zero);
-    float const kappa = UniformKappa ? params.kappa_uniform : (inside ? params.kappa[g] : 0.0f);
-    float const u = stencil(code, kappa, prev, mid, sum);
-    return Plain ? u : updated_or_zero(code, u);
   }
 
   // The receivers among the lane's written cells of row y <- level k.
@@ -345,9 +424,8 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
         Shape::min_blocks == 0, Kokkos::TeamPolicy<ExecutionSpace>,
         Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<unsigned(Shape::lanes),
                                                                 unsigned(Shape::min_blocks)>>>;
-    Policy const policy =
-        Policy(space, strips_ * segments_, Shape::lanes, 1)
-            .set_scratch_size(0, Kokkos::PerTeam(Launch::Exchange::scratch_bytes(Shape::lanes)));
+    Policy const policy = Policy(space, strips_ * segments_, Shape::lanes, 1)
+                              .set_scratch_size(0, Kokkos::PerTeam(Launch::scratch_bytes()));
     wave2d::detail::launches_between_pairs(fields, scratch_, n_steps, Shape::steps, [&](int steps) {
       Launch const launch{params,
                           fields.previous.data(),

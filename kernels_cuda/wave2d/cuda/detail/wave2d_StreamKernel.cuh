@@ -1,38 +1,6 @@
 // The cuda-stream kernel template: T time steps per launch, each warp streaming down a
 // strip of columns with all T levels in flight in its registers. Shared memory only for
 // each warp's own ring of coefficients, and no block barriers: a warp depends on nobody
-// but itself.
-//
-// A warp's window is 32·C columns wide, C adjacent columns per lane (3 in the registry's
-// shape: 96 columns; 4 need more registers, 2 recompute more sides). It walks down the
-// rows of its window, one or more segments of the strip (plus T rows above and below):
-// at row r it loads u(t) of row r + 1 and u(t - dt) of row r, then advances every level
-// k = 1..T by one row, row r - k + 1 of level k from rows r - k .. r - k + 2 of level
-// k - 1, made earlier in the same walk. Each level keeps its last three rows in
-// registers, and neighbours across lanes come by shuffles. A level skips the rows no
-// later level needs; only the window's sides are recomputed halo: wrong values creep in
-// from them one column per level, so a warp writes its middle 32·C - 2T columns (up to
-// its edge where that edge is the grid's border column: wave2d_StreamStrips.hpp), rows of
-// level T - 1 and T, the new pair. Each launch reads one pair of global fields and writes
-// the other.
-//
-// Most windows of a scene hold no wall, source or border cell and many no damping: their
-// walk reads no per-cell coefficients (interior) or only the damping (damped); a window
-// with walls but no source reads the codes and masks the fixed cells (walled). None of
-// them tests bounds or calls a source. The kinds that read coefficients read each row's
-// once, a walk row ahead, into the warp's ring (CoefficientRing), where the levels find
-// them. Which kind each segment's window is, is found once per grid
-// (plan_stream_windows_of), and so how costly each is: warps stay resident and take
-// windows from a queue, costliest first, until none is left. Where the grid is not much
-// larger than the warps' windows, a strip's segments are merged into windows of about
-// equal cost, one per warp (stream_layout_for).
-//
-// Receivers are recorded where each level computes them: a window whose output cells
-// hold receivers is walked as a general one, with its receivers' list (by row) from the
-// plan; the other windows' walks hold no trace of them.
-// The cuda-stream kernel template: T time steps per launch, each warp streaming down a
-// strip of columns with all T levels in flight in its registers. Shared memory only for
-// each warp's own ring of coefficients, and no block barriers: a warp depends on nobody
 // but itself. docs/kernels/cuda-stream.md explains the design and its figures.
 //
 // A warp's window is 32·C columns wide, C adjacent columns per lane (3 in the registry's

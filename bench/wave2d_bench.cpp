@@ -721,21 +721,24 @@ void register_tiled_tuning_family(SpacePlan const& plan) {
 // kokkos-stream, the portable streaming kernel, on the tuning scene:
 // stream_tuning/<space>/<exchange>/segments<rows> (segments0: the default), where the exchange
 // is the space's own (`shuffle` on CUDA, `scratch` elsewhere) or the portable default
-// (`scratch`), and /blocks<N> where the registers are capped for N teams an SM. Not a backend: the middle rung of the study between kokkos-tiled and
-// cuda-stream.
-template <class ExecutionSpace, bool Specialized,
-          class Shape = kokkos::StreamShape<ExecutionSpace>>
+// (`scratch`), /blocks<N> where the registers are capped for N teams an SM, and
+// /T<steps>xC<columns> where the shape is not the space's (fewer steps or columns a lane: fewer
+// registers). Not a backend: the middle rung of the study between kokkos-tiled and cuda-stream.
+template <class ExecutionSpace, bool Specialized, class Shape = kokkos::StreamShape<ExecutionSpace>>
 void register_stream_tuning(SpacePlan const& plan, int segment_rows) {
   using Stream = kokkos::StreamStepper<ExecutionSpace, typename ExecutionSpace::memory_space,
                                        Specialized, Shape>;
+  using Default = kokkos::StreamShape<ExecutionSpace>;
   constexpr bool shuffles =
-      Specialized && !std::is_same_v<kokkos::LaneExchange<ExecutionSpace, 1>,
-                                     kokkos::ScratchExchange<1>>;
-  std::string const name = "stream_tuning/" + plan.info.name + "/" +
-                           (shuffles ? "shuffle" : "scratch") + "/segments" +
-                           std::to_string(segment_rows) +
-                           (Shape::min_blocks > 0 ? "/blocks" + std::to_string(Shape::min_blocks)
-                                                  : "");
+      Specialized &&
+      !std::is_same_v<kokkos::LaneExchange<ExecutionSpace, 1>, kokkos::ScratchExchange<1>>;
+  std::string const name =
+      "stream_tuning/" + plan.info.name + "/" + (shuffles ? "shuffle" : "scratch") + "/segments" +
+      std::to_string(segment_rows) +
+      (Shape::min_blocks > 0 ? "/blocks" + std::to_string(Shape::min_blocks) : "") +
+      (Shape::steps != Default::steps || Shape::columns != Default::columns
+           ? "/T" + std::to_string(Shape::steps) + "xC" + std::to_string(Shape::columns)
+           : "");
   configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       auto run = tuning_case<ExecutionSpace, Stream>(
@@ -764,6 +767,12 @@ void register_stream_tuning_family(SpacePlan const& plan) {
       register_stream_tuning<ExecutionSpace, true, Capped16>(plan, rows);
       register_stream_tuning<ExecutionSpace, true, Capped12>(plan, rows);
     }
+    // Fewer levels or columns a lane: fewer registers, more teams an SM, more recomputed sides.
+    constexpr int lanes = Shape::lanes;
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 2, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 3, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 2, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<4, 3, lanes>>(plan, 0);
   }
 }
 

@@ -140,7 +140,7 @@ if has ncu; then
   metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
   metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
-  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
   for pair in ${WAVE2D_NCU_KERNELS:-cuda-stream:stream_steps cuda-shmem:shmem_steps kokkos-tiled:TiledSteps}; do
     backend=${pair%%:*} kernel=${pair#*:}
     ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" --kernel-name-base demangled \
@@ -163,7 +163,7 @@ if has ladder; then
   metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
   metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
-  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_shared_ld.sum
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
   # name, benchmark, kernel, launches in 48 steps
   # (benchmark names end in /manual_time)
   for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 6" \

@@ -26,17 +26,18 @@ def summary(rows, cell_steps):
     time = [number(r["gpu__time_duration.sum"]) for r in rows]
     total = sum(time)
 
+    # A metric this ncu does not collect is missing from its CSV: nan.
     def weighted(key):
-        return sum(number(r[key]) * t for r, t in zip(rows, time)) / total
+        return sum(number(r.get(key, "")) * t for r, t in zip(rows, time)) / total
 
     def summed(key):
-        return sum(number(r[key]) for r in rows)
+        return sum(number(r.get(key, "")) for r in rows)
 
     return {
         "launches": len(rows),
         "thread instr / cell-step": summed("smsp__thread_inst_executed.sum") / cell_steps,
         "warp instr / 1k cell-steps": 1e3 * summed("smsp__inst_executed.sum") / cell_steps,
-        "shared loads / cell-step": summed("smsp__sass_thread_inst_executed_op_shared_ld.sum")
+        "shared wavefronts / cell-step": summed("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
         / cell_steps,
         "issue slots %": weighted("sm__inst_issued.avg.pct_of_peak_sustained_active"),
         "registers": max(number(r["launch__registers_per_thread"]) for r in rows),

@@ -759,20 +759,20 @@ void register_stream_tuning_family(SpacePlan const& plan) {
   if constexpr (!std::is_same_v<kokkos::LaneExchange<ExecutionSpace, 1>,
                                 kokkos::ScratchExchange<1>>) {
     for (int rows : {0, 64}) register_stream_tuning<ExecutionSpace, false>(plan, rows);
-    // Registers capped: 16 teams (warps) an SM leave 128 a lane, 12 leave 168.
+    // Registers capped: 20 teams (warps) an SM leave 96 a lane, 24 leave 80.
     using Shape = kokkos::StreamShape<ExecutionSpace>;
-    using Capped16 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 16>;
-    using Capped12 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 12>;
+    using Capped20 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 20>;
+    using Capped24 = kokkos::StreamShapeOf<Shape::steps, Shape::columns, Shape::lanes, 24>;
     for (int rows : {0, 64}) {
-      register_stream_tuning<ExecutionSpace, true, Capped16>(plan, rows);
-      register_stream_tuning<ExecutionSpace, true, Capped12>(plan, rows);
+      register_stream_tuning<ExecutionSpace, true, Capped20>(plan, rows);
+      register_stream_tuning<ExecutionSpace, true, Capped24>(plan, rows);
     }
-    // Fewer levels or columns a lane: fewer registers, more teams an SM, more recomputed sides.
+    // Other steps and columns a lane: registers against recomputed sides and passes.
     constexpr int lanes = Shape::lanes;
     register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 2, lanes>>(plan, 0);
     register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 3, lanes>>(plan, 0);
     register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 2, lanes>>(plan, 0);
-    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<4, 3, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 3, lanes>>(plan, 0);
   }
 }
 

@@ -166,8 +166,8 @@ if has ladder; then
   metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
   # name, benchmark, kernel, launches in 48 steps
   # (benchmark names end in /manual_time)
-  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 6" \
-    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0/manual_time$ StreamSteps 6" \
+  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 12" \
+    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0/manual_time$ StreamSteps 12" \
     "cuda-stream scene/Cuda/cuda-stream/double-slit/ stream_steps 6" \
     "cuda-shmem scene/Cuda/cuda-shmem/double-slit/ shmem_steps 6" \
     "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit/ TiledSteps 8"; do

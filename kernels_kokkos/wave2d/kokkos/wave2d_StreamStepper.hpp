@@ -72,11 +72,12 @@ struct StreamShapeOf {
   static_assert(written > 0);
 };
 
-// The space's shape: on devices a warp walks 96 columns, as cuda-stream; on hosts one
-// thread walks 128.
+// The space's shape: on devices a warp walks 96 columns, as cuda-stream, 4 steps a launch
+// (8 would keep twice the rows live: 189 registers a lane against 116, half the warps
+// resident, a third of the speed); on hosts one thread walks 128, 8 steps a launch.
 template <class ExecutionSpace>
 using StreamShape = std::conditional_t<wave2d::detail::runs_on_host<ExecutionSpace>,
-                                       StreamShapeOf<8, 128, 1>, StreamShapeOf<8, 3, 32>>;
+                                       StreamShapeOf<8, 128, 1>, StreamShapeOf<4, 3, 32>>;
 
 // The coefficients of a window's last Rows rows (codes; κ where it is not uniform), each
 // lane its own C columns, in team scratch: a level reads row r - k's there rather than

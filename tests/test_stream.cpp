@@ -119,7 +119,8 @@ Scene with_receivers(Scene scene, int strip, int segment_rows) {
 }
 
 // Grids narrower than a strip, a few strips wide (not a multiple of what a strip writes),
-// tall and flat; segments of 1, 7 and 20 rows and the default; T - 1 .. 2T + 3 steps.
+// tall and flat; segments of 1, 7 and 20 rows and the default; 1, 7, 8 and 19 steps
+// (below, at and past T, 4 on devices and 8 on hosts; multiples of it and not).
 TEST_P(StreamTest, SizesSegmentsAndStepCounts) {
   std::uint32_t seed = 70;
   int written = 0;

@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -441,8 +442,17 @@ struct SpacePlan {
   }
 };
 
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Unit(benchmark::kMillisecond);
+// Registers a case timed by its own clock. Names key the results (and the filters that pick
+// them), and Google Benchmark accepts two cases of one name: a second is refused here.
+template <class Run>
+void register_case(std::string const& name, Run&& run) {
+  static std::set<std::string> names;
+  if (!names.insert(name).second) {
+    throw std::logic_error("two benchmarks are named '" + name + "'");
+  }
+  benchmark::RegisterBenchmark(name.c_str(), std::forward<Run>(run))
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 template <class ExecutionSpace>
@@ -450,8 +460,7 @@ void register_copy(SpacePlan const& plan) {
   std::string const name = "copy/" + plan.info.name;
   std::int64_t const bytes = plan.copy_bytes();
   SpaceInfo const info = plan.info;
-  configure(benchmark::RegisterBenchmark(name.c_str(), [name, bytes,
-                                                        info](benchmark::State& state) {
+  register_case(name, [name, bytes, info](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       require_memory(space, 2.0 * double(bytes));
       auto copy = std::make_unique<CopyCase<ExecutionSpace>>(space, bytes);
@@ -464,7 +473,7 @@ void register_copy(SpacePlan const& plan) {
                     "; config=y[i] = x[i], 2 x " + std::to_string(bytes / mib) + " MiB";
       return copy;
     });
-  }));
+  });
 }
 
 template <class ExecutionSpace>
@@ -475,7 +484,7 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
   std::string const name =
       family + "/" + plan.info.name + "/" + std::string(backend.name) + "/" + case_name;
   std::string const backend_name(backend.name);
-  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+  register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       Workload const work = make_workload(plan);
       require_memory(space, double(work.scene.cells() * case_bytes_per_cell<ExecutionSpace>));
@@ -489,7 +498,7 @@ void register_stencil(SpacePlan const& plan, std::string const& family,
       run->ceilings = plan.info;
       return run;
     });
-  }));
+  });
 }
 
 // `count` receivers on a square lattice over the grid (tile edges, walls and all).
@@ -508,7 +517,7 @@ template <class ExecutionSpace>
 void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
 #if defined(_OPENMP)
   std::string const name = "scene/" + plan.info.name + "/plain-openmp/" + scene_name;
-  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+  register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       Workload const work = plan.scene_workload(builtin_scene(scene_name));
       // Two fields and three coefficients.
@@ -522,7 +531,7 @@ void register_plain_loop(SpacePlan const& plan, std::string const& scene_name) {
       run->ceilings = plan.info;
       return run;
     });
-  }));
+  });
 #else
   (void)plan;
   (void)scene_name;
@@ -563,7 +572,7 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
   std::string const tile_name = std::to_string(tile[0]) + "x" + std::to_string(tile[1]);
   std::string const name =
       "mdrange_tuning/" + plan.info.name + "/" + (xy ? "xy" : "yx") + "/" + tile_name;
-  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+  register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using MDRange =
           kokkos::MDRangeStepper<ExecutionSpace, typename ExecutionSpace::memory_space, Order>;
@@ -577,7 +586,7 @@ void register_tuning(SpacePlan const& plan, std::array<int, 2> tile) {
       run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
       return run;
     });
-  }));
+  });
 }
 
 template <class ExecutionSpace>
@@ -646,7 +655,7 @@ void register_tiled_tuning(SpacePlan const& plan, std::array<int, 2> tuning_grid
       (shape.team_size == default_shape.team_size ? ""
                                                   : "/team" + std::to_string(shape.team_size)) +
       (variant.per_cell_speed ? "/speed" : "");
-  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+  register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       using Tiled = kokkos::TiledStepper<ExecutionSpace, typename ExecutionSpace::memory_space>;
       auto run = tuning_case<ExecutionSpace, Tiled>(
@@ -662,7 +671,7 @@ void register_tiled_tuning(SpacePlan const& plan, std::array<int, 2> tuning_grid
       run->counters.emplace_back("default_config", Counter(is_default ? 1 : 0));
       return run;
     });
-  }));
+  });
 }
 
 template <class ExecutionSpace>
@@ -739,7 +748,7 @@ void register_stream_tuning(SpacePlan const& plan, int segment_rows) {
       (Shape::steps != Default::steps || Shape::columns != Default::columns
            ? "/T" + std::to_string(Shape::steps) + "xC" + std::to_string(Shape::columns)
            : "");
-  configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+  register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
       auto run = tuning_case<ExecutionSpace, Stream>(
           space, plan, "kokkos-stream", false,
@@ -748,7 +757,7 @@ void register_stream_tuning(SpacePlan const& plan, int segment_rows) {
       run->counters.emplace_back("shuffles", benchmark::Counter(shuffles ? 1 : 0));
       return run;
     });
-  }));
+  });
 }
 
 template <class ExecutionSpace>

@@ -198,7 +198,9 @@ flags (--kokkos-num-threads=N, ...), and these, also set by WAVE2D_BENCH_<NAME>:
                                (default 1024 on devices, 256 on host spaces)
   --wave2d_tuning_scene=NAME   scene of the MDRange tuning family (default double-slit)
 Names: copy/SPACE, scene/SPACE/BACKEND/SCENE, sweep/SPACE/BACKEND/N,
-mdrange_tuning/SPACE/ORDER/TILE; docs/benchmarks.md has the details.
+receivers/SPACE/BACKEND/SCENE/COUNT, mdrange_tuning/SPACE/ORDER/TILE,
+tiled_tuning/SPACE/..., stream_tuning/SPACE/EXCHANGE/segmentsROWS/...;
+docs/benchmarks.md has the details.
 )";
 }
 

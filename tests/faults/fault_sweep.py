@@ -8,6 +8,7 @@ one after it, as a full disk does). Every run must end well:
   signal, never a hang; rank 0 alone says so, in one whole line naming the file;
 - no file partial under a final name: each output is its earlier version (put there first)
   or this run's complete one, the earlier checkpoint included; "wrote X" only for complete X;
+  an HDF5 file's XDMF sidecar, where there is one, the one of the file beside it;
 - no temporary left.
 
     fault_sweep.py --case CASE --program WAVE2D --shim SHIM --work DIR --report FILE
@@ -317,6 +318,16 @@ class Sweep:
             if not any(os.path.exists(other) and self.same(name, here, other)
                        for other in (old, new, checkpoint)):
                 problems.append(f"{name} is neither the earlier file nor this run's")
+        # An XDMF sidecar describes the HDF5 file beside it: both earlier or both this run's.
+        for sidecar in sorted(name for name in present if name.endswith(".h5.xmf")):
+            h5 = sidecar[:-len(".xmf")]
+            pairs = [(os.path.join(d, h5), os.path.join(d, sidecar))
+                     for d in (self.earlier, self.reference)]
+            here = (os.path.join(self.run_dir, h5), os.path.join(self.run_dir, sidecar))
+            if not any(os.path.exists(a) and os.path.exists(b) and os.path.exists(here[0])
+                       and self.same(h5, here[0], a) and self.same(sidecar, here[1], b)
+                       for a, b in pairs):
+                problems.append(f"{sidecar} does not describe the {h5} beside it")
         for line in out.splitlines():
             if not line.startswith("wrote "):
                 continue

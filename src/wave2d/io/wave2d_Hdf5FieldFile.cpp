@@ -344,17 +344,18 @@ void FieldFile::commit() {
         });
   fs::path const& path = s.file->path();
   // The sidecar is made before the file takes its name, and takes its own after: a
-  // sidecar that cannot be written leaves the file as it was.
+  // sidecar that cannot be written leaves the file as it was. One that cannot take its
+  // name after the file took its own is removed with the earlier sidecar, which describes
+  // the earlier file: the new file stands alone rather than beside a wrong description.
   std::optional<fs::path> sidecar;
-  auto const remove_sidecar = [&] {
-    if (sidecar) ::unlink(sidecar->c_str());
-  };
+  bool file_renamed = false;
   try {
     s.file->commit([&] {
       std::string const text =
           xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
       sidecar = write_temporary(xdmf_path(path), text);
     });
+    file_renamed = true;
     s.run([] {},
           [&] {
             if (!s.writer()) return;
@@ -362,7 +363,14 @@ void FieldFile::commit() {
             sidecar.reset();
           });
   } catch (...) {
-    remove_sidecar();
+    if (sidecar) ::unlink(sidecar->c_str());
+    if (file_renamed && s.writer()) {
+      try {
+        OutputTarget const earlier = output_target(xdmf_path(path));
+        if (!earlier.write_through) ::unlink(earlier.path.c_str());
+      } catch (OutputError const&) {  // a path no output may take held no sidecar
+      }
+    }
     throw;
   }
 }

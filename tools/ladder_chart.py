@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The portability study's rungs on one chart: each rung's GCells/s (from the benchmark) as a
 bar, with Nsight Compute's counts of its stepping kernel beneath (instructions a cell-step,
-issue slots and DRAM throughput used, achieved occupancy: tools/ncu_table.py's summary).
+scheduler slots and DRAM throughput used, achieved occupancy: tools/ncu_table.py's summary).
 
   tools/ladder_chart.py --cells 10246401 --steps 48 --title TEXT --out FILE.svg \\
       "cuda-stream=858:ncu-cuda-stream.csv" "kokkos-tiled=407:ncu-kokkos-tiled.csv" ...
@@ -40,8 +40,8 @@ def main():
         s = summary(rows, args.cells * args.steps)
         labels.append(label)
         rates.append(float(rate))
-        notes.append("%.1f instr/cell-step\nissue %.0f%%, DRAM %.0f%%\noccupancy %s%%" % (
-            s["thread instr / cell-step"], s["issue slots %"], s["DRAM %"],
+        notes.append("%.1f instr/cell-step\nslots used %.0f%%, DRAM %.0f%%\noccupancy %s%%" % (
+            s["thread instr / cell-step"], s["scheduler slots used %"], s["DRAM %"],
             s["occupancy % (achieved / theoretical)"].split(" /")[0]))
 
     fig, ax = plt.subplots(figsize=(1.9 * len(labels) + 1.5, 4.6))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Nsight Compute's raw CSV of a backend's stepping kernels (tools/gpu_suite.sh, stage ncu),
 one file per backend named ncu-BACKEND.csv, as one markdown table: instructions per cell-step
-summed over every launch of the run; issue-slot use, occupancy and throughputs weighted by
+summed over every launch of the run; scheduler slots used, occupancy and throughputs weighted by
 each launch's duration."""
 import argparse
 import csv
@@ -39,7 +39,7 @@ def summary(rows, cell_steps):
         "warp instr / 1k cell-steps": 1e3 * summed("smsp__inst_executed.sum") / cell_steps,
         "shared wavefronts / cell-step": summed("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
         / cell_steps,
-        "issue slots %": weighted("sm__inst_issued.avg.pct_of_peak_sustained_active"),
+        "scheduler slots used %": weighted("sm__inst_issued.avg.pct_of_peak_sustained_active"),
         "registers": max(number(r["launch__registers_per_thread"]) for r in rows),
         "occupancy % (achieved / theoretical)": "%.0f / %.0f" % (
             weighted("sm__warps_active.avg.pct_of_peak_sustained_active"),

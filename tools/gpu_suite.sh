@@ -26,6 +26,12 @@ build=${WAVE2D_BUILD_DIR:-/tmp/wave2d-build}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH OMP_PROC_BIND=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
 status=0
+# What the ncu and ladder stages collect of each stepping kernel (tools/ncu_table.py reads them).
+ncu_metrics=smsp__thread_inst_executed.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
+ncu_metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+ncu_metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+ncu_metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+ncu_metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
 
@@ -136,14 +142,9 @@ if has ncu; then
   # 48 steps (a multiple of every fused depth), every stepping launch profiled. The
   # kernels are told apart by their demangled names.
   cli="$build/src/cli/wave2d"
-  metrics=smsp__thread_inst_executed.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
-  metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
-  metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
-  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
   for pair in ${WAVE2D_NCU_KERNELS:-cuda-stream:stream_steps cuda-shmem:shmem_steps kokkos-tiled:TiledSteps}; do
     backend=${pair%%:*} kernel=${pair#*:}
-    ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" --kernel-name-base demangled \
+    ncu --clock-control none --csv --page raw --print-units base --metrics "$ncu_metrics" --kernel-name-base demangled \
       --kernel-name "regex:$kernel" "$cli" run --scene double-slit --steps 48 --backend "$backend" \
       --no-receivers --output "$out/ncu-out" > "$out/ncu-$backend.csv" 2> "$out/ncu-$backend.log" ||
       status=1
@@ -159,11 +160,6 @@ if has ladder; then
     --benchmark_out="$out/ladder.json" --benchmark_out_format=json > "$out/ladder.txt" 2>&1 ||
     status=1
   grep -E "_median" "$out/ladder.txt" | sed -E 's/ +/ /g' | cut -d' ' -f1,2,6-8
-  metrics=smsp__thread_inst_executed.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
-  metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
-  metrics+=,sm__maximum_warps_per_active_cycle_pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  metrics+=,dram__bytes.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
-  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
   # name, benchmark, kernel, launches in 48 steps
   # (benchmark names end in /manual_time)
   for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 12" \
@@ -172,7 +168,7 @@ if has ladder; then
     "cuda-shmem scene/Cuda/cuda-shmem/double-slit/ shmem_steps 6" \
     "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit/ TiledSteps 8"; do
     read -r name filter kernel launches <<< "$rung"
-    ncu --clock-control none --csv --page raw --print-units base --metrics "$metrics" \
+    ncu --clock-control none --csv --page raw --print-units base --metrics "$ncu_metrics" \
       --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-count "$launches" \
       "$bench" --benchmark_filter="^$filter" --benchmark_min_time=0.001s \
       > "$out/ncu-$name.csv" 2> "$out/ncu-$name.log" || status=1

@@ -778,10 +778,12 @@ void register_stream_tuning_family(SpacePlan const& plan) {
     }
     // Other steps and columns a lane: registers against recomputed sides and passes.
     constexpr int lanes = Shape::lanes;
-    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 2, lanes>>(plan, 0);
-    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 3, lanes>>(plan, 0);
-    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 2, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<4, 3, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<5, 3, lanes>>(plan, 0);
     register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 3, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 3, lanes, 16>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<6, 2, lanes>>(plan, 0);
+    register_stream_tuning<ExecutionSpace, true, kokkos::StreamShapeOf<8, 2, lanes>>(plan, 0);
   }
 }
 

@@ -119,8 +119,9 @@ Scene with_receivers(Scene scene, int strip, int segment_rows) {
 }
 
 // Grids narrower than a strip, a few strips wide (not a multiple of what a strip writes),
-// tall and flat; segments of 1, 7 and 20 rows and the default; 1, 7, 8 and 19 steps
-// (below, at and past T, 4 on devices and 8 on hosts; multiples of it and not).
+// tall and flat; segments of 1, 7 and 20 rows and the default; 1, 6, 7, 8 and 19 steps
+// (below, at and past T, 6 on devices and 8 on hosts; multiples of it and not), with
+// receivers and (19 steps) without.
 TEST_P(StreamTest, SizesSegmentsAndStepCounts) {
   std::uint32_t seed = 70;
   int written = 0;
@@ -131,11 +132,15 @@ TEST_P(StreamTest, SizesSegmentsAndStepCounts) {
        {std::pair{61, 37}, {3, 3}, {2 * written + 37, 45}, {written + 1, 130}, {17, 90}}) {
     for (int segment_rows : {0, 1, 7, 20}) {
       Scene const scene = with_receivers(busy_scene(nx, ny, seed), written, segment_rows);
-      for (std::int64_t steps : {1, 7, 8, 19}) {
+      for (std::int64_t steps : {1, 6, 7, 8, 19}) {
         check(scene, random_pair(scene, seed++), 5, steps, segment_rows,
               std::to_string(nx) + " x " + std::to_string(ny) + ", " + std::to_string(steps) +
                   " steps");
       }
+      // Without receivers (launches compiled without their code).
+      Scene const unrecorded = busy_scene(nx, ny, seed);
+      check(unrecorded, random_pair(unrecorded, seed++), 5, 19, segment_rows,
+            std::to_string(nx) + " x " + std::to_string(ny) + ", 19 steps, no receivers");
     }
   }
 }

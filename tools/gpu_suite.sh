@@ -162,8 +162,8 @@ if has ladder; then
   grep -E "_median" "$out/ladder.txt" | sed -E 's/ +/ /g' | cut -d' ' -f1,2,6-8
   # name, benchmark, kernel, launches in 48 steps
   # (benchmark names end in /manual_time)
-  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 12" \
-    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0/manual_time$ StreamSteps 12" \
+  for rung in "kokkos-stream stream_tuning/Cuda/shuffle/segments0/manual_time$ StreamSteps 8" \
+    "kokkos-stream-scratch stream_tuning/Cuda/scratch/segments0/manual_time$ StreamSteps 8" \
     "cuda-stream scene/Cuda/cuda-stream/double-slit/ stream_steps 6" \
     "cuda-shmem scene/Cuda/cuda-shmem/double-slit/ shmem_steps 6" \
     "kokkos-tiled scene/Cuda/kokkos-tiled/double-slit/ TiledSteps 8"; do

@@ -22,6 +22,8 @@ template <int N>
 class ScratchExchange {
  public:
   static constexpr int required_lanes = 0;  // any team size
+  // A barrier an exchange: the kernel trades the edges of all its levels at once.
+  static constexpr bool batched = true;
   // Two buffers, used in turns: a lane rewrites one only after the barrier of the other,
   // which every lane passes after reading it. One barrier an exchange.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int team_size) {
@@ -30,7 +32,8 @@ class ScratchExchange {
 
   template <class Member>
   KOKKOS_INLINE_FUNCTION explicit ScratchExchange(Member const& team)
-      : buffer_(static_cast<float*>(team.team_scratch(0).get_shmem(scratch_bytes(team.team_size())))) {}
+      : buffer_(
+            static_cast<float*>(team.team_scratch(0).get_shmem(scratch_bytes(team.team_size())))) {}
 
   template <class Member>
   KOKKOS_FORCEINLINE_FUNCTION void operator()(Member const& team, float const (&first)[N],
@@ -71,6 +74,9 @@ template <int N>
 class ShuffleExchange {
  public:
   static constexpr int required_lanes = 32;
+  // No barrier: the kernel trades each level's edges just before the level, so that they
+  // are live for one level, not the whole walk row (fewer registers).
+  static constexpr bool batched = false;
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int) { return 0; }
 
   template <class Member>

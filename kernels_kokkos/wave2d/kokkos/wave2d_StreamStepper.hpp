@@ -8,12 +8,13 @@
 // r - k. The cells' coefficients (codes, κ where it is not uniform) are read once a row, a
 // walk row ahead too, into a per-lane ring of the last T + 1 rows in team scratch, where
 // every level finds them. A team's lanes each hold C adjacent columns of a row; the
-// neighbours of a lane's edge columns come from the lanes beside it through LaneExchange,
-// once a walk row for all levels (level k - 1's row r - k was computed the walk row
-// before). Wrong values creep in from the strip's sides one column a level, so a strip
-// writes its middle columns, T fewer each side, except where it lies on the grid's edge,
-// whose cells are fixed. Strips are cut into segments of rows, each walked from T rows
-// above to T rows below the rows it writes: a team takes one (strip, segment) window.
+// neighbours of a lane's edge columns come from the lanes beside it through LaneExchange:
+// once a walk row for all levels where an exchange costs a barrier (level k - 1's row r - k
+// was computed the walk row before), else level by level. Wrong values creep in from the strip's
+// sides one column a level, so a strip writes its middle columns, T fewer each side, except where
+// it lies on the grid's edge, whose cells are fixed. Strips are cut into segments of rows, each
+// walked from T rows above to T rows below the rows it writes: a team takes one (strip, segment)
+// window.
 //
 // The cell rule is the codes form's (stencil(), then updated_or_zero), the expressions and
 // order of kokkos-tiled's codes form: the same bits as the space's other backends. A
@@ -72,12 +73,13 @@ struct StreamShapeOf {
   static_assert(written > 0);
 };
 
-// The space's shape: on devices a warp walks 96 columns, as cuda-stream, 4 steps a launch
-// (8 would keep twice the rows live: 189 registers a lane against 116, half the warps
-// resident, a third of the speed); on hosts one thread walks 128, 8 steps a launch.
+// The space's shape: on devices a warp walks 96 columns, as cuda-stream, 6 steps a launch
+// (128 registers a lane, 16 one-warp teams an SM; 8 steps keep more rows live:
+// 168 registers, fewer warps resident, 0.8x); on hosts one thread walks 128, 8 steps a
+// launch.
 template <class ExecutionSpace>
 using StreamShape = std::conditional_t<wave2d::detail::runs_on_host<ExecutionSpace>,
-                                       StreamShapeOf<8, 128, 1>, StreamShapeOf<4, 3, 32>>;
+                                       StreamShapeOf<8, 128, 1>, StreamShapeOf<6, 3, 32>>;
 
 // The coefficients of a window's last Rows rows (codes; κ where it is not uniform), each
 // lane its own C columns, in team scratch: a level reads row r - k's there rather than
@@ -122,6 +124,15 @@ class CoefficientRing {
   float* data_;
 };
 
+// A hard source's value (fixed_value of a cell of negative code): large inline (sinf, expf)
+// and needed by a handful of cells, so kept out of the unrolled walk, whose hot code must
+// fit a GPU's instruction cache.
+__attribute__((noinline)) KOKKOS_FUNCTION inline float stream_fixed_value(float code,
+                                                                          Waveform const* sources,
+                                                                          float t) {
+  return fixed_value(code, sources, t);
+}
+
 // What a window holds, as bits of an int per window.
 namespace stream_holds {
 inline constexpr int coded = 1;   // a cell whose code is not 0
@@ -153,13 +164,19 @@ struct StreamWindow {
 
 // One launch: `steps` (at most T) steps from the pair `in` into the pair `out`.
 // Specialized: the space's LaneExchange; otherwise the portable default everywhere.
-template <class ExecutionSpace, class Shape, bool UniformKappa, bool Specialized>
+// Recording: the launch has receivers. Their code, inlined at every level of the unrolled
+// walk, is four times the rest: launches without receivers leave it out.
+template <class ExecutionSpace, class Shape, bool UniformKappa, bool Specialized, bool Recording>
 struct StreamSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   static constexpr int T = Shape::steps;
   static constexpr int C = Shape::columns;
-  using Exchange =
-      std::conditional_t<Specialized, LaneExchange<ExecutionSpace, T>, ScratchExchange<T>>;
+  template <int N>
+  using ExchangeOf =
+      std::conditional_t<Specialized, LaneExchange<ExecutionSpace, N>, ScratchExchange<N>>;
+  // The edges of all levels at once (one barrier a walk row) or of each level before it.
+  static constexpr bool batched = ExchangeOf<1>::batched;
+  using Exchange = ExchangeOf<batched ? T : 1>;
   static_assert(Exchange::required_lanes == 0 || Exchange::required_lanes == Shape::lanes);
   // Rows r - T .. r: what levels 1 .. T read at walk row r, and row r, stored then.
   using Coefficients = CoefficientRing<T + 1, C, Shape::lanes, UniformKappa>;
@@ -242,14 +259,17 @@ struct StreamSteps {
                                             float (&ring)[T + 2][3][C], RowAhead& ahead, int r,
                                             int xl, bool sources) const {
     // The edges of level k - 1's row r - k, for k = 1 .. T: what level k reads beside a lane.
-    float first[T], last[T], from_left[T], from_right[T];
-    unrolled<T>([&](auto i_) {
-      constexpr int i = decltype(i_)::value;
-      constexpr int s = slot(Phase - 1 - i);
-      first[i] = ring[i + 1][s][0];
-      last[i] = ring[i + 1][s][C - 1];
-    });
-    exchange(team, first, last, from_left, from_right);
+    [[maybe_unused]] float from_left[T], from_right[T];
+    if constexpr (batched) {
+      float first[T], last[T];
+      unrolled<T>([&](auto i_) {
+        constexpr int i = decltype(i_)::value;
+        constexpr int s = slot(Phase - 1 - i);
+        first[i] = ring[i + 1][s][0];
+        last[i] = ring[i + 1][s][C - 1];
+      });
+      exchange(team, first, last, from_left, from_right);
+    }
 
     std::int64_t const pitch = params.pitch;
     if (r >= w.a && r < w.b) {
@@ -283,9 +303,20 @@ struct StreamSteps {
       float const(&up)[C] = ring[k][su];
       float const(&mid)[C] = ring[k][sm];
       float const(&down)[C] = ring[k][sd];
+      float edges[2];  // beside the lane's first and last columns
+      if constexpr (batched) {
+        edges[0] = from_left[i];
+        edges[1] = from_right[i];
+      } else {
+        float const first[1] = {mid[0]}, last[1] = {mid[C - 1]};
+        float from_left_k[1], from_right_k[1];
+        exchange(team, first, last, from_left_k, from_right_k);
+        edges[0] = from_left_k[0];
+        edges[1] = from_right_k[0];
+      }
       for (int c = 0; c < C; ++c) {
-        float const left = c == 0 ? from_left[i] : mid[c > 0 ? c - 1 : 0];
-        float const right = c == C - 1 ? from_right[i] : mid[c < C - 1 ? c + 1 : 0];
+        float const left = c == 0 ? edges[0] : mid[c > 0 ? c - 1 : 0];
+        float const right = c == C - 1 ? edges[1] : mid[c < C - 1 ? c + 1 : 0];
         float const code = Plain ? 0.0f : Coefficients::code(coefficients_y, c);
         float const kappa =
             UniformKappa ? params.kappa_uniform : Coefficients::kappa(coefficients_y, c);
@@ -296,10 +327,10 @@ struct StreamSteps {
         float const t = params.time(first_step + k - 1);
         for (int c = 0; c < C; ++c) {
           float const code = Coefficients::code(coefficients_y, c);
-          if (code < cell_code::fixed_zero) next[c] = fixed_value(code, params.sources, t);
+          if (code < cell_code::fixed_zero) next[c] = stream_fixed_value(code, params.sources, t);
         }
       }
-      if (params.receivers.active() && y >= w.y0 && y < w.y1) record(w, y, xl, next, k);
+      if (Recording && y >= w.y0 && y < w.y1) record(w, y, xl, next, k);
     });
 
     // Row r - steps of the last two levels is final.
@@ -413,14 +444,20 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                  Receivers const& receivers) override {
     wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::kokkos-stream::scratch");
     KernelParams const params = coefficients_.params(receivers);
-    params.uniform_kappa() ? run<true>(space, params, fields, n_steps)
-                           : run<false>(space, params, fields, n_steps);
+    bool const recording = params.receivers.active();
+    if (params.uniform_kappa()) {
+      recording ? run<true, true>(space, params, fields, n_steps)
+                : run<true, false>(space, params, fields, n_steps);
+    } else {
+      recording ? run<false, true>(space, params, fields, n_steps)
+                : run<false, false>(space, params, fields, n_steps);
+    }
   }
 
-  template <bool UniformKappa>
+  template <bool UniformKappa, bool Recording>
   void run(ExecutionSpace const& space, KernelParams const& params, FieldPair<MemorySpace>& fields,
            std::int64_t n_steps) {
-    using Launch = StreamSteps<ExecutionSpace, Shape, UniformKappa, Specialized>;
+    using Launch = StreamSteps<ExecutionSpace, Shape, UniformKappa, Specialized, Recording>;
     using Policy = std::conditional_t<
         Shape::min_blocks == 0, Kokkos::TeamPolicy<ExecutionSpace>,
         Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<unsigned(Shape::lanes),

@@ -165,7 +165,7 @@ struct StreamWindow {
 // One launch: `steps` (at most T) steps from the pair `in` into the pair `out`.
 // Specialized: the space's LaneExchange; otherwise the portable default everywhere.
 // Recording: the launch has receivers. Their code, inlined at every level of the unrolled
-// walk, is four times the rest: launches without receivers leave it out.
+// walk, is three times the rest: launches without receivers leave it out.
 template <class ExecutionSpace, class Shape, bool UniformKappa, bool Specialized, bool Recording>
 struct StreamSteps {
   using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;

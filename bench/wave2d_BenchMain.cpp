@@ -190,7 +190,8 @@ flags (--kokkos-num-threads=N, ...), and these, also set by WAVE2D_BENCH_<NAME>:
   --wave2d_steps=N             cap on the steps of scene and tuning runs (default: none;
                                device spaces run every scene to its end)
   --wave2d_host_cell_steps=W   host spaces cap the steps of scene and tuning runs at W
-                               cells x steps, a number or 2^k (default 2^28; 0 = no cap)
+                               cells x steps, a number or 2^k, in whole passes of 32 steps
+                               (default 2^28; 0 = no cap)
   --wave2d_tuning_steps=N      cap on the steps of the MDRange tuning runs (default 1600)
   --wave2d_sweep_cell_steps=W  cells x steps of a size-sweep run, a number or 2^k
                                (default 2^34 on devices, 2^27 on host spaces)

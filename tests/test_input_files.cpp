@@ -20,10 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(std::string const& text, std::string const& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A 4 x 3 checkpoint at step 5 with two receivers, its values all finite.
 CheckpointData tiny_checkpoint() {
   CheckpointData data;

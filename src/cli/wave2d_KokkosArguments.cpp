@@ -22,7 +22,7 @@ KokkosScope::KokkosScope(std::vector<char*> arguments) : arguments_(std::move(ar
   }
   int argc = int(arguments_.size());
   arguments_.push_back(nullptr);
-  guard_.emplace(argc, arguments_.data());
+  static_cast<void>(guard_.emplace(argc, arguments_.data()));  // ScopeGuard is [[nodiscard]]
 }
 
 }  // namespace wave2d::cli

@@ -151,15 +151,11 @@ class MDRangeStepper final : public Stepper<ExecutionSpace, MemorySpace> {
   void run_steps(ExecutionSpace const& space, FieldPair<MemorySpace>& fields, std::int64_t n_steps,
                  Receivers const& receivers) override {
     KernelParams const params = coefficients_.params(receivers);
-    bool const uniform = params.uniform_kappa();
-    if (!receivers.active()) {
-      uniform ? run<true, false>(space, params, fields, n_steps)
-              : run<false, false>(space, params, fields, n_steps);
-      return;
-    }
-    uniform ? run<true, true>(space, params, fields, n_steps)
-            : run<false, true>(space, params, fields, n_steps);
-    if (!on_host) {
+    wave2d::detail::with_flags(
+        params.uniform_kappa(), receivers.active(), [&](auto uniform, auto recording) {
+          run<decltype(uniform)::value, decltype(recording)::value>(space, params, fields, n_steps);
+        });
+    if (receivers.active() && !on_host) {
       record_receivers(space, receivers, fields.current.data(), params.pitch, fields.step);
     }
   }

@@ -444,14 +444,10 @@ class StreamStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                  Receivers const& receivers) override {
     wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::kokkos-stream::scratch");
     KernelParams const params = coefficients_.params(receivers);
-    bool const recording = params.receivers.active();
-    if (params.uniform_kappa()) {
-      recording ? run<true, true>(space, params, fields, n_steps)
-                : run<true, false>(space, params, fields, n_steps);
-    } else {
-      recording ? run<false, true>(space, params, fields, n_steps)
-                : run<false, false>(space, params, fields, n_steps);
-    }
+    wave2d::detail::with_flags(
+        params.uniform_kappa(), params.receivers.active(), [&](auto uniform, auto recording) {
+          run<decltype(uniform)::value, decltype(recording)::value>(space, params, fields, n_steps);
+        });
   }
 
   template <bool UniformKappa, bool Recording>

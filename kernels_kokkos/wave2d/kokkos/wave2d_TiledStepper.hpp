@@ -549,13 +549,9 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
         return;
       }
     }
-    if (shape_.folded) {
-      uniform ? run<true, true>(space, params, fields, n_steps)
-              : run<false, true>(space, params, fields, n_steps);
-    } else {
-      uniform ? run<true, false>(space, params, fields, n_steps)
-              : run<false, false>(space, params, fields, n_steps);
-    }
+    wave2d::detail::with_flags(uniform, shape_.folded, [&](auto uniform_kappa, auto folded) {
+      run<decltype(uniform_kappa)::value, decltype(folded)::value>(space, params, fields, n_steps);
+    });
   }
 
   template <bool UniformKappa, bool Folded>

@@ -15,6 +15,17 @@
 
 namespace wave2d::detail {
 
+// f(std::bool_constant<a>{}, std::bool_constant<b>{}): two run-time choices made template
+// arguments, for steppers whose launches are compiled once for each.
+template <class F>
+void with_flags(bool a, bool b, F&& f) {
+  if (a) {
+    b ? f(std::true_type{}, std::true_type{}) : f(std::true_type{}, std::false_type{});
+  } else {
+    b ? f(std::false_type{}, std::true_type{}) : f(std::false_type{}, std::false_type{});
+  }
+}
+
 // Whether an execution space runs on the host (its memory is the host's).
 template <class ExecutionSpace>
 inline constexpr bool runs_on_host =

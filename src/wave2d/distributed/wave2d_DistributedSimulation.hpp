@@ -118,7 +118,7 @@ class DistributedSimulation {
         return std::int32_t(find_backend<ExecutionSpace, MemorySpace>(backend).fused_steps);
       }
       std::vector<std::int32_t> depths;
-      for (auto const& candidate : backends<ExecutionSpace, MemorySpace>()) {
+      for (auto const& candidate : detail::plan_candidates<ExecutionSpace, MemorySpace>()) {
         depths.push_back(candidate.fused_steps);
       }
       std::ranges::sort(depths, std::ranges::greater{});

@@ -109,13 +109,13 @@ std::string device_name(ExecutionSpace const& space) {
   return host_cpu_model();
 }
 
-// The backends `auto` chooses among: every backend of the space but the sequential
-// reference, of at most `max_fused_steps` fused steps when that is not 0.
+// The backends `auto` chooses among: the space's auto candidates (not the sequential
+// reference), of at most `max_fused_steps` fused steps when that is not 0.
 template <class ExecutionSpace, class MemorySpace>
 std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_steps = 0) {
   auto list = backends<ExecutionSpace, MemorySpace>();
   std::erase_if(list, [&](auto const& backend) {
-    return backend.name == "reference" ||
+    return backend.name == "reference" || !backend.auto_candidate ||
            (max_fused_steps > 0 && backend.fused_steps > max_fused_steps);
   });
   return list;
@@ -136,9 +136,9 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 }
 
 // The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
-// cuda-stream from about 1400^2 cells up and cuda-shmem below; kokkos-tiled on a GPU
-// without the hand-written kernels and on host grids from 200^2 cells; kokkos-mdrange on
-// smaller host grids.
+// cuda-stream from about 1400^2 cells up and cuda-shmem below; on a GPU without the
+// hand-written kernels kokkos-stream from there and kokkos-tiled below; kokkos-tiled on host
+// grids from 200^2 cells; kokkos-mdrange on smaller host grids.
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::string estimate_backend(ExecutionSpace const& space, Window const& window,
                              int max_fused_steps = 0) {
@@ -151,6 +151,8 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
   std::string_view rule = "kokkos-mdrange";
   if (has("cuda-stream") && has("cuda-shmem")) {
     rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
+  } else if (has("kokkos-stream") && cells >= 2.0e6) {
+    rule = "kokkos-stream";
   } else if (!detail::runs_on_host<ExecutionSpace> || cells >= 4.0e4) {
     rule = "kokkos-tiled";
   }

@@ -79,7 +79,8 @@ void list_backends_of(std::ostream& out, std::string const& auto_line) {
   out << space_name<ExecutionSpace>() << ":\n";
   out << "  " << auto_backend << "\t" << auto_line << "\n";
   for (auto const& backend : backends<ExecutionSpace>()) {
-    out << "  " << backend.name << "\t" << backend.summary << "\n";
+    out << "  " << backend.name << "\t" << backend.summary
+        << (backend.auto_candidate ? "" : " (not among auto's candidates)") << "\n";
   }
 }
 

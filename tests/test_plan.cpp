@@ -162,8 +162,19 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
       ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole), wrong, notes));
       Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
       ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
-      HostPair const got = run_from(space, simulation, initial, 5, 400);
+      // Advanced a few steps a call, as a run between its outputs: the check's samples span
+      // calls. Its samples last milliseconds, so a faster machine takes more steps.
+      std::int64_t const chunk = 7;
+      std::int64_t steps = chunk;
+      run_from(space, simulation, initial, 5, chunk);
       Plan const& plan = *simulation.plan();
+      while (plan.ranking.front().gcells_per_second >= 100.0 && steps < 50000) {
+        simulation.advance(space, chunk);
+        steps += chunk;
+      }
+      space.fence();
+      HostPair const got{to_host<ExecutionSpace>(simulation.previous()),
+                         to_host<ExecutionSpace>(simulation.current())};
       std::string const configuration = simulation.configuration();
       EXPECT_EQ(simulation.backend(), plan.backend);
       EXPECT_NE(configuration.find("auto chose kokkos-mdrange: from the plan cache"),
@@ -190,7 +201,7 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
                   plan.ranking.front().gcells_per_second,
                   1e-3 * plan.ranking.front().gcells_per_second);
       for (char const* fixed : {"kokkos-mdrange", "kokkos-tiled"}) {
-        expect_bitwise(run_backend<ExecutionSpace>(fixed, scene, initial, 5, 400), got,
+        expect_bitwise(run_backend<ExecutionSpace>(fixed, scene, initial, 5, steps), got,
                        "auto checked (" + configuration + ") vs " + fixed);
       }
       Simulation<ExecutionSpace> again(space, scene, "auto", {}, {.cache_directory = cache});

@@ -267,6 +267,8 @@ class Simulation {
   // What the run's check of auto's choice has measured (advance, check_choice).
   struct ChoiceCheck {
     std::int64_t sample = 1;  // steps a timed sample, doubled up to sample_seconds
+    std::int64_t sampled_steps = 0;  // of the sample under way, and their time
+    double sampled_seconds = 0.0;
     bool sized = false;
     std::vector<double> chosen, runner;  // GCells/s of each sample
     bool runner_warm = false;            // the runner-up's first sample is not counted
@@ -282,7 +284,8 @@ class Simulation {
     return nullptr;
   }
 
-  // Runs a timed sample of at most n_steps steps of the run (fenced) and returns its steps.
+  // Runs at most n_steps steps of the run as (part of) a timed sample, fenced, and returns
+  // its steps.
   // Samples double until one takes sample_seconds; then the chosen backend's first
   // samples_per_backend samples: if their median is clearly below what the plan gives the
   // runner-up (under 0.9 of it), the runner-up runs as many after one more not counted
@@ -293,14 +296,19 @@ class Simulation {
     ChoiceCheck& check = *check_;
     bool const on_runner = check.chosen.size() == samples_per_backend;
     auto& stepper = on_runner ? check.other : stepper_;
-    std::int64_t const steps = std::min(n_steps, check.sample);
+    std::int64_t const steps = std::min(n_steps, check.sample - check.sampled_steps);
     fence(space, "wave2d::Simulation::check_choice");
     auto const start = std::chrono::steady_clock::now();
     stepper->advance(space, fields_, steps, trace_target());
     fence(space, "wave2d::Simulation::check_choice");
-    double const seconds =
+    // A call shorter than the sample (a run advancing a few steps between its outputs) adds
+    // its part; the sample ends in a later call.
+    check.sampled_steps += steps;
+    check.sampled_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (steps < check.sample) return steps;  // a short remainder: not a sample
+    if (check.sampled_steps < check.sample) return steps;
+    double const seconds = std::exchange(check.sampled_seconds, 0.0);
+    check.sampled_steps = 0;
     if (!check.sized) {
       if (seconds < sample_seconds && check.sample < (std::int64_t(1) << 40)) {
         check.sample *= 2;
@@ -314,7 +322,7 @@ class Simulation {
     }
     double const cells = double(window_.local_nx()) * double(window_.local_ny());
     (on_runner ? check.runner : check.chosen)
-        .push_back(cells * double(steps) / std::max(seconds, 1e-9) * 1e-9);
+        .push_back(cells * double(check.sample) / std::max(seconds, 1e-9) * 1e-9);
     auto const median = [](std::vector<double> v) {
       std::ranges::nth_element(v, v.begin() + v.size() / 2);
       return v[v.size() / 2];

@@ -218,9 +218,9 @@ TEST_P(AutoTest, TriesKokkosStreamOnDevicesWithoutTheHandWrittenKernels) {
     using Memory = typename ExecutionSpace::memory_space;
     bool const registered = has_backend<ExecutionSpace>("kokkos-stream");
     EXPECT_EQ(registered, !wave2d::detail::runs_on_host<ExecutionSpace>);
-    bool const tried = std::ranges::any_of(
-        detail::plan_candidates<ExecutionSpace, Memory>(),
-        [](auto const& backend) { return backend.name == "kokkos-stream"; });
+    bool const tried =
+        std::ranges::any_of(detail::plan_candidates<ExecutionSpace, Memory>(),
+                            [](auto const& backend) { return backend.name == "kokkos-stream"; });
     EXPECT_EQ(tried, registered && !has_backend<ExecutionSpace>("cuda-stream"));
     ExecutionSpace space;
     std::string const large = estimate_backend(space, Window::whole(2048, 1024));

@@ -266,7 +266,7 @@ class Simulation {
 
   // What the run's check of auto's choice has measured (advance, check_choice).
   struct ChoiceCheck {
-    std::int64_t sample = 1;  // steps a timed sample, doubled up to sample_seconds
+    std::int64_t sample = 1;         // steps a timed sample, doubled up to sample_seconds
     std::int64_t sampled_steps = 0;  // of the sample under way, and their time
     double sampled_seconds = 0.0;
     bool sized = false;

@@ -423,9 +423,9 @@ struct SpacePlan {
       }
     };
     if (host && options.host_cell_steps > 0) {
-      // Whole passes of the deepest fusion a host backend makes (kokkos-tiled's large tiles,
-      // T = 32): a cap below it would time one partial pass, not the run's.
-      constexpr std::int64_t pass = 32;
+      // Whole passes of the deepest fusion a host backend makes (kokkos-tiled's large
+      // tiles): a cap below it would time one partial pass, not the run's.
+      constexpr std::int64_t pass = kokkos::tiled_host_pass_steps;
       auto const capped = std::int64_t(options.host_cell_steps / double(scene.cells()));
       limit(std::max(pass, capped / pass * pass), "host cap");
     }

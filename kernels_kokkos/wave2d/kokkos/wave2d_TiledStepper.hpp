@@ -106,6 +106,9 @@ struct TiledShape {
 // lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB) with uniform κ, 64x44
 // (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB Kokkos allows a team,
 // the fastest measured on the H200 for each kind (docs/results/h200/kokkos-tiled.txt).
+// The deepest fusion of the host shapes (the large tiles'): whole passes of a host run.
+inline constexpr int tiled_host_pass_steps = 32;
+
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int nx, int ny) {
   if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
@@ -116,7 +119,7 @@ TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int
     std::int64_t const threads = space.concurrency();
     // At most 1024x256, as equal as whole 16-cell blocks make them: a narrow last column
     // of tiles pays a whole tile's halo for few cells and leaves its thread idle.
-    TiledShape large{1024, 256, 32, 1, 1, true, true};
+    TiledShape large{1024, 256, tiled_host_pass_steps, 1, 1, true, true};
     int const columns = (nx + large.tile_x - 1) / large.tile_x;
     int const rows = (ny + large.tile_y - 1) / large.tile_y;
     large.tile_x = std::max(16, ((nx + columns - 1) / columns + 15) / 16 * 16);

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""auto against every fixed backend, case by case, with several fresh plans.
+
+    auto_vs_fixed.py run --bench BUILD/bench/wave2d_bench [--space OpenMP] [--plans 5]
+                         [--repetitions 9] [--filter REGEX] OUT_DIR
+    auto_vs_fixed.py table [--goal 0.97] OUT_DIR
+
+`run` gives each plan its own empty plan cache (XDG_CACHE_HOME), so each is one of auto's
+plans, and runs each case of the scene and sweep families in its own wave2d_bench process:
+every entry of the case (auto, each fixed backend, the plain loop) with Google Benchmark's
+repetitions randomly interleaved. A round of the case's entries takes seconds, so a slow spell
+of the machine falls on the entries of one round alike. Output: OUT_DIR/planP/FAMILY-CASE.json (and .log).
+
+`table` reads them: for each case and plan, the backend auto chose (from its label), the best
+fixed backend (the highest median rate), and auto over it round by round (repetition i of
+each), their median. The plain OpenMP loop is no backend and is not counted.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+NOT_BACKENDS = {"plain-openmp", "reference"}
+
+
+def cases(bench, space, pattern):
+    """(family, case) of every auto entry of the space, in the bench's order."""
+    listed = subprocess.run(
+        [bench, f"--benchmark_filter=^(scene|sweep)/{space}/auto/", "--benchmark_list_tests"],
+        check=True, capture_output=True, text=True).stdout.split()
+    found = []
+    for name in listed:
+        family, _, _, case = name.split("/")[:4]
+        if re.search(pattern, f"{family}/{case}") and (family, case) not in found:
+            found.append((family, case))
+    return found
+
+
+def run(args):
+    out = Path(args.out)
+    todo = cases(args.bench, args.space, args.filter)
+    if not todo:
+        sys.exit(f"no auto entries of {args.space} match '{args.filter}'")
+    for plan in range(1, args.plans + 1):
+        folder = out / f"plan{plan}"
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, XDG_CACHE_HOME=cache)
+            for family, case in todo:
+                print(f"plan {plan}: {family} {case}", flush=True)
+                with open(folder / f"{family}-{case}.log", "w") as log:
+                    subprocess.run(
+                        [args.bench, f"--benchmark_filter=^{family}/{args.space}/[^/]+/{case}/",
+                         f"--benchmark_repetitions={args.repetitions}",
+                         "--benchmark_enable_random_interleaving=true",
+                         f"--benchmark_out={folder / f'{family}-{case}.json'}",
+                         "--benchmark_out_format=json"],
+                        check=True, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def rounds(path):
+    """{(family, case): {backend: {repetition: (GCells/s, label)}}} of one file."""
+    with open(path) as f:
+        data = json.load(f)
+    found = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+            continue
+        family, _, backend, case = b["run_name"].split("/")[:4]
+        if backend in NOT_BACKENDS:
+            continue
+        entry = found.setdefault((family, case), {}).setdefault(backend, {})
+        entry[b.get("repetition_index", len(entry))] = (b["GCells/s"], b.get("label", ""))
+    return found
+
+
+def case_order(key):
+    family, case = key
+    return (family != "scene", int(case) if case.isdigit() else 0, case)
+
+
+def short(backend):
+    return backend.removeprefix("kokkos-")
+
+
+def table(args):
+    plans = sorted(Path(args.out).glob("plan*"), key=lambda p: int(p.name[4:]))
+    runs = []
+    for plan in plans:
+        merged = {}
+        for path in sorted(plan.glob("*.json")):
+            merged.update(rounds(path))
+        runs.append(merged)
+    keys = sorted(set().union(*runs), key=case_order)
+    if not keys:
+        sys.exit(f"no results in {args.out}/plan*/")
+    n = len(runs)
+    print(f"{'case':22} {'auto chose, plans 1-' + str(n):32} "
+          f"{'auto / best fixed, plans 1-' + str(n):40} best fixed")
+    chose_best = at_goal = total = 0
+    for key in keys:
+        chose, ratios, best = [], [], []
+        for run in runs:
+            entries = run.get(key, {})
+            fixed = {b: v for b, v in entries.items() if b != "auto"}
+            if "auto" not in entries or not fixed:
+                chose.append("-"), ratios.append("-"), best.append("-")
+                continue
+            winner = max(fixed, key=lambda b: statistics.median(r for r, _ in fixed[b].values()))
+            paired = [entries["auto"][i][0] / fixed[winner][i][0]
+                      for i in entries["auto"] if i in fixed[winner]]
+            choices = {m.group(1) for _, label in entries["auto"].values()
+                       if (m := re.search(r"auto chose ([\w-]+)", label))}
+            ratio = statistics.median(paired)
+            chose.append("/".join(sorted(map(short, choices))) or "?")
+            ratios.append(f"{ratio:.3f}x")
+            best.append(short(winner))
+            total += 1
+            chose_best += choices == {winner}
+            at_goal += ratio >= args.goal
+        family, case = key
+        name = f"{family} {case}{'²' if case.isdigit() else ''}"
+        print(f"{name:22} {' '.join(chose):32} {' '.join(ratios):40} {' '.join(best)}")
+    print(f"# auto chose the best fixed backend in {chose_best} of {total}; "
+          f"auto/best >= {args.goal} in {at_goal} of {total}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--bench", required=True)
+    r.add_argument("--space", default="OpenMP")
+    r.add_argument("--plans", type=int, default=5)
+    r.add_argument("--repetitions", type=int, default=9)
+    r.add_argument("--filter", default=".", help="regex on FAMILY/CASE, e.g. 'scene/'")
+    r.add_argument("out")
+    t = sub.add_parser("table")
+    t.add_argument("--goal", type=float, default=0.97)
+    t.add_argument("out")
+    args = parser.parse_args()
+    run(args) if args.command == "run" else table(args)
+
+
+if __name__ == "__main__":
+    main()

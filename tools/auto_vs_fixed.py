@@ -19,7 +19,6 @@ OpenMP loop is no backend and is not counted.
 """
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -27,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from report import load_stencil  # Google Benchmark's JSON, one Result per entry
 
 NOT_BACKENDS = {"plain-openmp", "reference"}
 
@@ -68,17 +69,16 @@ def run(args):
 
 def rounds(path):
     """{(family, case): {backend: {repetition: (GCells/s, label)}}} of one file."""
-    with open(path) as f:
-        data = json.load(f)
     found = {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+    for result in load_stencil(path)[1]:
+        if result.error or len(result.parts) < 4 or result.family not in ("scene", "sweep"):
             continue
-        family, _, backend, case = b["run_name"].split("/")[:4]
+        backend, case = result.parts[2], result.parts[3]
         if backend in NOT_BACKENDS:
             continue
-        entry = found.setdefault((family, case), {}).setdefault(backend, {})
-        entry[b.get("repetition_index", len(entry))] = (b["GCells/s"], b.get("label", ""))
+        found.setdefault((result.family, case), {})[backend] = {
+            entry.get("repetition_index", i): (entry["GCells/s"], entry.get("label", ""))
+            for i, entry in enumerate(result.iterations)}
     return found
 
 

@@ -94,6 +94,9 @@ struct TiledShape {
   }
 };
 
+// The deepest fusion of the host shapes (the large tiles'): whole passes of a host run.
+inline constexpr int tiled_host_pass_steps = 32;
+
 // The shape per execution space, κ's kind and grid. Host spaces: one thread per team (a
 // team is a core), the wavefront (wave2d_TiledWavefront.hpp) down equal tiles of at most
 // 1024x256 cells at T = 32 where the grid makes at least two such tiles a thread, else
@@ -106,9 +109,6 @@ struct TiledShape {
 // lane), teams of 8 warps; 64x56 windows (52x44 tiles, 42 KiB) with uniform κ, 64x44
 // (52x32, 44 KiB) with κ per cell: of the shapes under the 48 KiB Kokkos allows a team,
 // the fastest measured on the H200 for each kind (docs/results/h200/kokkos-tiled.txt).
-// The deepest fusion of the host shapes (the large tiles'): whole passes of a host run.
-inline constexpr int tiled_host_pass_steps = 32;
-
 template <class ExecutionSpace>
 TiledShape tiled_shape_for(ExecutionSpace const& space, bool per_cell_kappa, int nx, int ny) {
   if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {

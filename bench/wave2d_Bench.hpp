@@ -28,6 +28,10 @@ struct Options {
   std::int64_t copy_mib = 0;
   // The scene of the MDRange tuning family.
   std::string tuning_scene = "double-slit";
+  // A backend registered twice on the scenes and the size sweep, the second time as
+  // BACKEND-twin: two entries of one kernel differ only by the machine's noise (an A/A
+  // control). Empty: none.
+  std::string twin;
 };
 
 // Reads the WAVE2D_BENCH_* variables, then removes the --wave2d_* flags from argv, which

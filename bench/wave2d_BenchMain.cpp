@@ -79,6 +79,7 @@ OptionSpec const option_specs[] = {
                     std::string const& v) { o.copy_mib = parse_integer(f, v); }},
     {"tuning_scene",
      [](Options& o, std::string const&, std::string const& v) { o.tuning_scene = v; }},
+    {"twin", [](Options& o, std::string const&, std::string const& v) { o.twin = v; }},
 };
 
 std::string environment_name(std::string_view name) {
@@ -198,6 +199,9 @@ flags (--kokkos-num-threads=N, ...), and these, also set by WAVE2D_BENCH_<NAME>:
   --wave2d_copy_mib=N          size of each array of the copy-bandwidth measurement
                                (default 1024 on devices, 256 on host spaces)
   --wave2d_tuning_scene=NAME   scene of the MDRange tuning family (default double-slit)
+  --wave2d_twin=BACKEND        BACKEND again on the scenes and the size sweep, named
+                               BACKEND-twin: the machine's noise between two entries of
+                               one kernel (default: none)
 Names: copy/SPACE, scene/SPACE/BACKEND/SCENE, sweep/SPACE/BACKEND/N,
 receivers/SPACE/BACKEND/SCENE/COUNT, mdrange_tuning/SPACE/ORDER/TILE,
 tiled_tuning/SPACE/..., stream_tuning/SPACE/EXCHANGE/segmentsROWS/...;

@@ -478,13 +478,15 @@ void register_copy(SpacePlan const& plan) {
   });
 }
 
+// `entry` names the entry in place of the backend (the twin's).
 template <class ExecutionSpace>
 void register_stencil(SpacePlan const& plan, std::string const& family,
                       Backend<ExecutionSpace, typename ExecutionSpace::memory_space> const& backend,
                       std::string const& case_name,
-                      std::function<Workload(SpacePlan const&)> make_workload) {
-  std::string const name =
-      family + "/" + plan.info.name + "/" + std::string(backend.name) + "/" + case_name;
+                      std::function<Workload(SpacePlan const&)> make_workload,
+                      std::string_view entry = {}) {
+  std::string const name = family + "/" + plan.info.name + "/" +
+                           std::string(entry.empty() ? backend.name : entry) + "/" + case_name;
   std::string const backend_name(backend.name);
   register_case(name, [=](benchmark::State& state) {
     run_case<ExecutionSpace>(state, name, [&](ExecutionSpace const& space) {
@@ -870,14 +872,26 @@ SpaceInfo register_space(Options const& options) {
   for (auto const& backend : all_backends) {
     if (backend.baseline) plan.info.details.emplace_back("baseline_backend", backend.name);
   }
+  // Each backend's scene and sweep entries, and its twin's when it is the twin.
+  std::string const twin = plan.options.twin + "-twin";
+  auto const register_entries = [&](auto const& backend, std::string const& family,
+                                    std::string const& case_name, auto make_workload) {
+    register_stencil<ExecutionSpace>(plan, family, backend, case_name, make_workload);
+    if (backend.name == plan.options.twin) {
+      register_stencil<ExecutionSpace>(plan, family, backend, case_name, make_workload, twin);
+    }
+  };
+  for (auto const& backend : all_backends) {
+    if (backend.name == plan.options.twin) plan.info.details.emplace_back("twin", twin);
+  }
   for (auto const& info : builtin_scenes()) {
     std::string const scene_name(info.name);
     std::int64_t const cells = builtin_scene(scene_name).cells();
     for (auto const& backend : all_backends) {
       if (backend.name == "reference" && cells > reference_max_cells) continue;
-      register_stencil<ExecutionSpace>(
-          plan, "scene", backend, scene_name,
-          [scene_name](SpacePlan const& p) { return p.scene_workload(builtin_scene(scene_name)); });
+      register_entries(backend, "scene", scene_name, [scene_name](SpacePlan const& p) {
+        return p.scene_workload(builtin_scene(scene_name));
+      });
     }
     if constexpr (runs_on_host<ExecutionSpace>) {
       register_plain_loop<ExecutionSpace>(plan, scene_name);
@@ -902,8 +916,8 @@ SpaceInfo register_space(Options const& options) {
   for (std::int32_t n = 256; n <= plan.max_size(); n *= 2) {
     for (auto const& backend : all_backends) {
       if (backend.name == "reference") continue;
-      register_stencil<ExecutionSpace>(plan, "sweep", backend, std::to_string(n),
-                                       [n](SpacePlan const& p) { return p.sweep_workload(n); });
+      register_entries(backend, "sweep", std::to_string(n),
+                       [n](SpacePlan const& p) { return p.sweep_workload(n); });
     }
   }
   return plan.info;
@@ -929,6 +943,12 @@ std::vector<SpaceInfo> register_benchmarks(Options const& options) {
 #if defined(KOKKOS_ENABLE_SERIAL)
   spaces.push_back(register_space<Kokkos::Serial>(options));
 #endif
+  bool const twinned = std::ranges::any_of(spaces, [](SpaceInfo const& space) {
+    return std::ranges::any_of(space.details, [](auto const& d) { return d.first == "twin"; });
+  });
+  if (!options.twin.empty() && !twinned) {
+    throw std::invalid_argument("--wave2d_twin: no space has a backend '" + options.twin + "'");
+  }
   return spaces;
 }
 

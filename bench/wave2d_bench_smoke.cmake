@@ -1,5 +1,5 @@
 # bench_smoke: every family of wave2d_bench on tiny cases, one repetition, then checks
-# that the JSON parses and holds an error-free entry of each family.
+# that the JSON parses and holds an error-free entry of each family, and the twin's.
 # cmake -DBENCH=path/to/wave2d_bench -DOUT=smoke.json -P wave2d_bench_smoke.cmake
 cmake_minimum_required(VERSION 3.22)
 
@@ -9,6 +9,7 @@ execute_process(
           --benchmark_repetitions=1 --benchmark_min_time=0.001
           --wave2d_max_size=256 --wave2d_steps=16 --wave2d_sweep_cell_steps=2^20
           --wave2d_copy_mib=8 --wave2d_tuning_scene=double-slit-small
+          --wave2d_twin=kokkos-mdrange
           --benchmark_out=${OUT} --benchmark_out_format=json
   RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
@@ -32,10 +33,16 @@ foreach(i RANGE ${last})
   endif()
   string(REGEX REPLACE "/.*" "" family "${name}")
   list(APPEND seen ${family})
+  if(name MATCHES "^(scene|sweep)/[^/]+/kokkos-mdrange-twin/")
+    list(APPEND seen twin)
+  endif()
 endforeach()
+if(NOT twin IN_LIST seen)
+  message(FATAL_ERROR "${OUT}: no kokkos-mdrange-twin entry (--wave2d_twin)")
+endif()
 foreach(family IN LISTS families)
   if(NOT family IN_LIST seen)
     message(FATAL_ERROR "${OUT}: no ${family}/ entry")
   endif()
 endforeach()
-message(STATUS "bench_smoke: ${count} entries, families ${families} all present")
+message(STATUS "bench_smoke: ${count} entries, families ${families} and the twin all present")

@@ -2,7 +2,7 @@
 """auto against every fixed backend, case by case, with several fresh plans.
 
     auto_vs_fixed.py run --bench BUILD/bench/wave2d_bench [--space OpenMP] [--plans 5]
-                         [--repetitions 9] [--filter REGEX] OUT_DIR
+                         [--repetitions 9] [--filter REGEX] [--twin BACKEND] OUT_DIR
     auto_vs_fixed.py table [--goal 0.97] [--fastest] OUT_DIR
 
 `run` gives each plan its own empty plan cache (XDG_CACHE_HOME), so each is one of auto's
@@ -16,6 +16,10 @@ fixed backend (the highest median rate), and auto over it round by round (repeti
 each), their median; with --fastest instead auto's fastest repetition over the best backend's
 fastest (noise only slows a run down, so the fastest of each is the least disturbed). The plain
 OpenMP loop is no backend and is not counted.
+
+The control: with --twin BACKEND each case also runs BACKEND a second time, as the entry
+BACKEND-twin (wave2d_bench --wave2d_twin), and `table` sets the twin over BACKEND, by the same
+statistic, beside auto's ratio: what two entries of one kernel differ by on this machine.
 """
 
 import argparse
@@ -60,6 +64,7 @@ def run(args):
                 with open(folder / f"{family}-{case}.log", "w") as log:
                     subprocess.run(
                         [args.bench, f"--benchmark_filter=^{family}/{args.space}/[^/]+/{case}/",
+                         *([f"--wave2d_twin={args.twin}"] if args.twin else []),
                          f"--benchmark_repetitions={args.repetitions}",
                          "--benchmark_enable_random_interleaving=true",
                          f"--benchmark_out={folder / f'{family}-{case}.json'}",
@@ -91,6 +96,14 @@ def short(backend):
     return backend.removeprefix("kokkos-")
 
 
+def ratio_of(entries, a, b, fastest):
+    """a over b: the median of the rounds' ratios, or of the fastest repetitions."""
+    if fastest:
+        return max(r for r, _ in entries[a].values()) / max(r for r, _ in entries[b].values())
+    return statistics.median(entries[a][i][0] / entries[b][i][0]
+                             for i in entries[a] if i in entries[b])
+
+
 def table(args):
     plans = sorted(Path(args.out).glob("plan*"), key=lambda p: int(p.name[4:]))
     runs = []
@@ -103,26 +116,35 @@ def table(args):
     if not keys:
         sys.exit(f"no results in {args.out}/plan*/")
     n = len(runs)
-    print(f"{'case':22} {'auto chose, plans 1-' + str(n):32} "
-          f"{'auto / best fixed, plans 1-' + str(n):40} best fixed")
+    twins = {b for run in runs for entries in run.values() for b in entries if b.endswith("-twin")}
+    print((f"{'case':22} {'auto chose, plans 1-' + str(n):32} "
+           f"{'auto / best fixed, plans 1-' + str(n):40} {'best fixed':32}"
+           + "".join(f" {short(t) + ' / ' + short(t.removesuffix('-twin')):40}"
+                     for t in sorted(twins))).rstrip())
     chose_best = at_goal = total = 0
+    twin_at_goal = {t: 0 for t in twins}
+    twin_total = {t: 0 for t in twins}
     for key in keys:
         chose, ratios, best = [], [], []
+        controls = {t: [] for t in twins}
         for run in runs:
             entries = run.get(key, {})
-            fixed = {b: v for b, v in entries.items() if b != "auto"}
+            for t in twins:
+                if t in entries and t.removesuffix("-twin") in entries:
+                    ratio = ratio_of(entries, t, t.removesuffix("-twin"), args.fastest)
+                    controls[t].append(f"{ratio:.3f}x")
+                    twin_total[t] += 1
+                    twin_at_goal[t] += ratio >= args.goal
+                else:
+                    controls[t].append("-")
+            fixed = {b: v for b, v in entries.items() if b != "auto" and b not in twins}
             if "auto" not in entries or not fixed:
                 chose.append("-"), ratios.append("-"), best.append("-")
                 continue
             winner = max(fixed, key=lambda b: statistics.median(r for r, _ in fixed[b].values()))
-            paired = [entries["auto"][i][0] / fixed[winner][i][0]
-                      for i in entries["auto"] if i in fixed[winner]]
             choices = {m.group(1) for _, label in entries["auto"].values()
                        if (m := re.search(r"auto chose ([\w-]+)", label))}
-            ratio = statistics.median(paired)
-            if args.fastest:
-                ratio = (max(r for r, _ in entries["auto"].values()) /
-                         max(r for r, _ in fixed[winner].values()))
+            ratio = ratio_of(entries, "auto", winner, args.fastest)
             chose.append("/".join(sorted(map(short, choices))) or "?")
             ratios.append(f"{ratio:.3f}x")
             best.append(short(winner))
@@ -131,10 +153,14 @@ def table(args):
             at_goal += ratio >= args.goal
         family, case = key
         name = f"{family} {case}{'²' if case.isdigit() else ''}"
-        print(f"{name:22} {' '.join(chose):32} {' '.join(ratios):40} {' '.join(best)}")
+        print((f"{name:22} {' '.join(chose):32} {' '.join(ratios):40} {' '.join(best):32}"
+               + "".join(f" {' '.join(controls[t]):40}" for t in sorted(twins))).rstrip())
     statistic = "fastest repetitions" if args.fastest else "median of the rounds' ratios"
     print(f"# auto chose the best fixed backend in {chose_best} of {total}; "
           f"auto/best ({statistic}) >= {args.goal} in {at_goal} of {total}")
+    for t in sorted(twins):
+        print(f"# control: {t} / {t.removesuffix('-twin')} ({statistic}) >= {args.goal} "
+              f"in {twin_at_goal[t]} of {twin_total[t]}")
 
 
 def main():
@@ -146,6 +172,7 @@ def main():
     r.add_argument("--plans", type=int, default=5)
     r.add_argument("--repetitions", type=int, default=9)
     r.add_argument("--filter", default=".", help="regex on FAMILY/CASE, e.g. 'scene/'")
+    r.add_argument("--twin", help="run this backend twice per case, as the control")
     r.add_argument("out")
     t = sub.add_parser("table")
     t.add_argument("--goal", type=float, default=0.97)

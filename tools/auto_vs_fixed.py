@@ -97,7 +97,7 @@ def short(backend):
 
 
 def ratio_of(entries, a, b, fastest):
-    """a over b: the median of the rounds' ratios, or of the fastest repetitions."""
+    """a over b: the median of the rounds' ratios, or the fastest repetitions' ratio."""
     if fastest:
         return max(r for r, _ in entries[a].values()) / max(r for r, _ in entries[b].values())
     return statistics.median(entries[a][i][0] / entries[b][i][0]

@@ -116,11 +116,12 @@ def table(args):
     if not keys:
         sys.exit(f"no results in {args.out}/plan*/")
     n = len(runs)
-    twins = {b for run in runs for entries in run.values() for b in entries if b.endswith("-twin")}
+    # Each twin entry and the backend it repeats.
+    twins = {b: b.removesuffix("-twin") for run in runs for entries in run.values()
+             for b in entries if b.endswith("-twin")}
     print((f"{'case':22} {'auto chose, plans 1-' + str(n):32} "
            f"{'auto / best fixed, plans 1-' + str(n):40} {'best fixed':32}"
-           + "".join(f" {short(t) + ' / ' + short(t.removesuffix('-twin')):40}"
-                     for t in sorted(twins))).rstrip())
+           + "".join(f" {short(t) + ' / ' + short(twins[t]):40}" for t in sorted(twins))).rstrip())
     chose_best = at_goal = total = 0
     twin_at_goal = {t: 0 for t in twins}
     twin_total = {t: 0 for t in twins}
@@ -129,9 +130,9 @@ def table(args):
         controls = {t: [] for t in twins}
         for run in runs:
             entries = run.get(key, {})
-            for t in twins:
-                if t in entries and t.removesuffix("-twin") in entries:
-                    ratio = ratio_of(entries, t, t.removesuffix("-twin"), args.fastest)
+            for t, original in twins.items():
+                if t in entries and original in entries:
+                    ratio = ratio_of(entries, t, original, args.fastest)
                     controls[t].append(f"{ratio:.3f}x")
                     twin_total[t] += 1
                     twin_at_goal[t] += ratio >= args.goal
@@ -159,7 +160,7 @@ def table(args):
     print(f"# auto chose the best fixed backend in {chose_best} of {total}; "
           f"auto/best ({statistic}) >= {args.goal} in {at_goal} of {total}")
     for t in sorted(twins):
-        print(f"# control: {t} / {t.removesuffix('-twin')} ({statistic}) >= {args.goal} "
+        print(f"# control: {t} / {twins[t]} ({statistic}) >= {args.goal} "
               f"in {twin_at_goal[t]} of {twin_total[t]}")
 
 

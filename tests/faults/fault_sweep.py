@@ -11,9 +11,12 @@ one after it, as a full disk does). Every run must end well:
   an HDF5 file's XDMF sidecar, where there is one, the one of the file beside it;
 - no temporary left.
 
+With --kill the Nth call kills the run instead (SIGKILL: a power cut, the OOM killer). Then
+only the files are checked, as above, but for hidden temporaries, which a kill leaves.
+
     fault_sweep.py --case CASE --program WAVE2D --shim SHIM --work DIR --report FILE
                    [--ranks N --mpiexec MPIEXEC --failing-rank R] [--errno ENOSPC|EIO]
-                   [--persist] [--python PYTHON --module-path PATH]
+                   [--persist | --kill] [--python PYTHON --module-path PATH]
 
 CASE: outputs (every kind of output but the plan cache), plan (the plan cache), python
 (wave2d.run and Simulation.save_checkpoint through the module; the interpreter and the
@@ -118,6 +121,7 @@ class Sweep:
                     "LD_PRELOAD": " ".join(filter(None, [self.args.preload, self.args.shim])),
                     "WAVE2D_FAULT_ERRNO": self.args.errno,
                     "WAVE2D_FAULT_PERSIST": "1" if self.args.persist else "0",
+                    "WAVE2D_FAULT_KILL": "1" if self.args.kill else "0",
                     "WAVE2D_FAULT_RANK": str(self.args.failing_rank),
                     "WAVE2D_FAULT_LOG": os.path.join(self.work, "failed-call"),
                     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -141,9 +145,9 @@ class Sweep:
             forwarded = []
             for name in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "XDG_CACHE_HOME", "WAVE2D_FAULT_DIR",
                          "LD_PRELOAD", "WAVE2D_FAULT_ERRNO", "WAVE2D_FAULT_PERSIST",
-                         "WAVE2D_FAULT_RANK", "WAVE2D_FAULT_LOG", "WAVE2D_FAULT_AT",
-                         "WAVE2D_FAULT_COUNT", "PATH", "ASAN_OPTIONS", "LSAN_OPTIONS",
-                         "UBSAN_OPTIONS"):
+                         "WAVE2D_FAULT_KILL", "WAVE2D_FAULT_RANK", "WAVE2D_FAULT_LOG",
+                         "WAVE2D_FAULT_AT", "WAVE2D_FAULT_COUNT", "PATH", "ASAN_OPTIONS",
+                         "LSAN_OPTIONS", "UBSAN_OPTIONS"):
                 if name in os.environ or name.startswith(("WAVE2D", "OMP", "XDG", "LD", "PATH")):
                     forwarded += ["-x", name]
             # Every rank's own exit status, from a shell around it: mpiexec, told not to end
@@ -264,6 +268,10 @@ class Sweep:
     def check(self, n, status, out, err):
         problems = []
         case = self.args.case
+        if self.args.kill:
+            if status != -signal.SIGKILL:
+                problems.append(f"ended with status {status}, not killed")
+            return problems + self.check_files(out)
         if status is None:
             problems.append("hung (no end in 120 s)")
         elif isinstance(status, str):
@@ -298,10 +306,18 @@ class Sweep:
         for line in errors:
             if not re.fullmatch(r"wave2d: error: (rank \d+: )?cannot write '[^']+': \S.*", line):
                 problems.append(f"an error line cut or unlike the others: {line[:120]}")
-        # Files: each the earlier one or this run's complete one; nothing else.
+        return problems + self.check_files(out)
+
+    def check_files(self, out):
+        problems = []
+        # Files: each the earlier one or this run's complete one; nothing else (after a
+        # kill, hidden temporaries too).
         present = self.files(self.run_dir)
         allowed = self.final_names | self.earlier_names
         for name in sorted(present - allowed):
+            if self.args.kill and re.fullmatch(r"\..+\.\d+\.(tmp|new|old)",
+                                               os.path.basename(name)):
+                continue
             if not name.startswith("cache/"):
                 problems.append(f"left {name}")
         cache_files = [name for name in present if name.startswith("cache/")]
@@ -364,7 +380,8 @@ class Sweep:
         with open(self.args.report, "w") as report:
             report.write(f"write faults: case {self.args.case}, {self.args.ranks} rank(s), "
                          f"rank {self.args.failing_rank} failing, {self.args.errno}"
-                         f"{' persisting' if self.args.persist else ''}: {calls} calls\n")
+                         f"{' persisting' if self.args.persist else ''}"
+                         f"{' (killing instead)' if self.args.kill else ''}: {calls} calls\n")
             report.write("\n".join(self.lines) + "\n")
             report.write(f"{len(self.failures)} problems\n")
         print(f"{calls} calls failed one at a time: {len(self.failures)} problems "
@@ -386,7 +403,9 @@ def main():
     parser.add_argument("--mpiexec")
     parser.add_argument("--failing-rank", type=int, default=0)
     parser.add_argument("--errno", choices=["ENOSPC", "EIO"], default="ENOSPC")
-    parser.add_argument("--persist", action="store_true")
+    faults = parser.add_mutually_exclusive_group()
+    faults.add_argument("--persist", action="store_true")
+    faults.add_argument("--kill", action="store_true")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--module-path")
     parser.add_argument("--preload", default="",

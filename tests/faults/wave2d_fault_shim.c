@@ -7,6 +7,8 @@
      WAVE2D_FAULT_AT       the call that fails, counting from 1; unset or 0: none
      WAVE2D_FAULT_ERRNO    ENOSPC (default) or EIO
      WAVE2D_FAULT_PERSIST  1: every counted call from the Nth on fails (a disk left full)
+     WAVE2D_FAULT_KILL     1: the Nth call kills the process instead (SIGKILL, as a power
+                           cut or the OOM killer ends it: no handler runs, nothing is undone)
      WAVE2D_FAULT_RANK     the MPI rank that fails (OMPI_COMM_WORLD_RANK or PMI_RANK;
                            default 0); other ranks only count
      WAVE2D_FAULT_COUNT    a file where each process appends "<rank> <calls>" at exit
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@ static size_t fault_dir_length = 0;
 static long fault_at = 0;
 static int fault_errno = ENOSPC;
 static int persist = 0;
+static int kill_at = 0;
 static int failing_rank = 1;  /* this process's rank is the one that fails */
 static int rank = 0;
 static long calls = 0;
@@ -47,6 +51,7 @@ __attribute__((constructor)) static void start(void) {
   char const* code = getenv("WAVE2D_FAULT_ERRNO");
   if (code && strcmp(code, "EIO") == 0) fault_errno = EIO;
   persist = env_int("WAVE2D_FAULT_PERSIST", 0);
+  kill_at = env_int("WAVE2D_FAULT_KILL", 0);
   rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", 0));
   failing_rank = rank == env_int("WAVE2D_FAULT_RANK", 0);
 }
@@ -111,6 +116,7 @@ static int fails(char const* call) {
         fclose(file);
       }
     }
+    if (kill_at) raise(SIGKILL);
   }
   return calls == fault_at || (persist && calls > fault_at);
 }

@@ -30,6 +30,25 @@ namespace {
 using detail::GridRect;
 using detail::Hdf5Handle;
 
+// An earlier sidecar moved out of the way: from `path` (its target) to `aside`, a hidden
+// name beside it.
+struct SetAside {
+  fs::path path;
+  fs::path aside;
+};
+
+std::optional<SetAside> set_aside(fs::path const& sidecar) {
+  OutputTarget const earlier = output_target(sidecar);
+  if (earlier.write_through) return std::nullopt;
+  fs::path aside = temporary_path(earlier.path);
+  aside.replace_extension(".old");
+  if (::rename(earlier.path.c_str(), aside.c_str()) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw OutputError("cannot write '" + sidecar.string() + "': " + std::strerror(errno));
+  }
+  return SetAside{earlier.path, aside};
+}
+
 // Text as XML character data and attribute values take it.
 std::string xml_escaped(std::string_view text) {
   std::string escaped;
@@ -343,17 +362,21 @@ void FieldFile::commit() {
           }
         });
   fs::path const& path = s.file->path();
-  // The sidecar is made before the file takes its name, and takes its own after: a
-  // sidecar that cannot be written leaves the file as it was. One that cannot take its
-  // name after the file took its own is removed with the earlier sidecar, which describes
-  // the earlier file: the new file stands alone rather than beside a wrong description.
+  // The sidecar is made before the file takes its name, and takes its own after. Meanwhile
+  // the earlier sidecar, which describes the earlier file, waits under a hidden name: no
+  // moment, a kill's included, shows the new file beside it. It is put back when the file
+  // cannot take its name (removed if even that fails: the earlier file then stands alone)
+  // and removed once the file took its name. A sidecar that cannot be written leaves the
+  // file as it was; one that cannot take its name leaves the new file alone.
   std::optional<fs::path> sidecar;
+  std::optional<SetAside> earlier;
   bool file_renamed = false;
   try {
     s.file->commit([&] {
       std::string const text =
           xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
       sidecar = write_temporary(xdmf_path(path), text);
+      earlier = set_aside(xdmf_path(path));
     });
     file_renamed = true;
     s.run([] {},
@@ -364,15 +387,12 @@ void FieldFile::commit() {
           });
   } catch (...) {
     if (sidecar) ::unlink(sidecar->c_str());
-    if (file_renamed && s.writer()) {
-      try {
-        OutputTarget const earlier = output_target(xdmf_path(path));
-        if (!earlier.write_through) ::unlink(earlier.path.c_str());
-      } catch (OutputError const&) {  // a path no output may take held no sidecar
-      }
+    if (earlier && (file_renamed || ::rename(earlier->aside.c_str(), earlier->path.c_str()) != 0)) {
+      ::unlink(earlier->aside.c_str());
     }
     throw;
   }
+  if (earlier) ::unlink(earlier->aside.c_str());
 }
 
 #else  // no HDF5

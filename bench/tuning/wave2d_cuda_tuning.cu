@@ -206,10 +206,14 @@ std::vector<Variant> tuning_variants(KernelParams const& params) {
     }
   }
   // Other shapes: 4 columns a lane at 3 blocks/SM; 2 columns at 4; the damped walk
-  // unrolled too, at 3 blocks/SM; fewer fused steps.
+  // unrolled too, at 3 blocks/SM; more fused steps (10 and 12 at 3 blocks/SM, 16 at 2: the
+  // most registers without spills); fewer.
   variants.push_back(stream_shape_variant<StreamShape<8, 3, 4>>(params));
   variants.push_back(stream_shape_variant<StreamShape<8, 4, 2>>(params));
   variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<10, 3, 3>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<12, 3, 3>>(params));
+  variants.push_back(stream_shape_variant<StreamShape<16, 2, 3>>(params));
   variants.push_back(stream_shape_variant<StreamShape<6, 4, 3>>(params));
   variants.push_back(stream_shape_variant<StreamShape<4, 5, 4>>(params));
   return variants;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace wave2d::test {
@@ -208,6 +209,68 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
       EXPECT_EQ(again.backend(), plan.backend);
     }
   });
+}
+
+// Near its memory limit a run keeps auto's choice untried rather than take the runner-up's
+// buffers beside its own: the data limit (ulimit -d) set just above what the process holds,
+// below the pair of fields the runner-up may allocate. Without that check its allocation
+// throws.
+TEST_P(AutoTest, TheRunTriesNoRunnerUpWithoutRoomForItsBuffers) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator maps memory beside any data limit";
+#else
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (!wave2d::detail::runs_on_host<ExecutionSpace>) {
+      GTEST_SKIP() << GetParam() << ": its memory is a device's, not the process's data";
+    } else {
+      ExecutionSpace space;
+      fs::path const cache = fresh_folder("no-room-" + GetParam());
+      Scene const scene = busy_scene(1500, 1000, 4);
+      HostPair const initial = random_pair(scene, 14);
+      Window const whole = Window::whole(scene.nx, scene.ny);
+      std::vector<std::string> notes;
+      CachedPlan const wrong{"kokkos-mdrange",
+                             {{"kokkos-mdrange", 1000.0}, {"kokkos-tiled", 900.0}}};
+      ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole), wrong, notes));
+      Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
+      ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
+      run_from(space, simulation, initial, 0, 1);
+      // VmData, in kB.
+      std::ifstream status("/proc/self/status");
+      std::string line;
+      double data_bytes = -1.0;
+      while (std::getline(status, line)) {
+        if (line.rfind("VmData:", 0) == 0) data_bytes = std::stod(line.substr(7)) * 1024.0;
+      }
+      ASSERT_GT(data_bytes, 0.0);
+      double const field_bytes = double(scene.cells()) * sizeof(float);
+      rlimit before{};
+      ASSERT_EQ(::getrlimit(RLIMIT_DATA, &before), 0);
+      rlimit tight = before;
+      tight.rlim_cur = rlim_t(data_bytes + 1.5 * field_bytes);
+      ASSERT_EQ(::setrlimit(RLIMIT_DATA, &tight), 0);
+      bool threw = false;
+      try {
+        for (int call = 0; call < 60; ++call) simulation.advance(space, 7);
+        space.fence();
+      } catch (std::exception const& error) {
+        threw = true;
+        ADD_FAILURE() << "the check took the runner-up's buffers: " << error.what();
+      }
+      ASSERT_EQ(::setrlimit(RLIMIT_DATA, &before), 0);
+      if (threw) return;
+      Plan const& plan = *simulation.plan();
+      EXPECT_EQ(simulation.backend(), "kokkos-mdrange");
+      EXPECT_FALSE(plan.switched);
+      ASSERT_EQ(plan.ranking.size(), 2u);
+      EXPECT_EQ(plan.ranking.back().gcells_per_second, 900.0) << "the runner-up ran";
+      HostPair const got{to_host<ExecutionSpace>(simulation.previous()),
+                         to_host<ExecutionSpace>(simulation.current())};
+      expect_bitwise(run_backend<ExecutionSpace>("kokkos-mdrange", scene, initial, 0, 421), got,
+                     "kept its choice vs kokkos-mdrange");
+    }
+  });
+#endif
 }
 
 // kokkos-stream runs on devices only (kokkos-tiled outruns it on hosts), and auto tries it

@@ -288,8 +288,9 @@ class Simulation {
   // its steps.
   // Samples double until one takes sample_seconds; then the chosen backend's first
   // samples_per_backend samples: if their median is clearly below what the plan gives the
-  // runner-up (under 0.9 of it), the runner-up runs as many after one more not counted
-  // (conclude_check). Either way the check then ends.
+  // runner-up (under 0.9 of it) and the memory left holds the runner-up's buffers, the
+  // runner-up runs as many after one more not counted (conclude_check). Either way the
+  // check then ends.
   std::int64_t check_choice(ExecutionSpace const& space, std::int64_t n_steps) {
     constexpr std::size_t samples_per_backend = 3;
     constexpr double sample_seconds = 0.005;
@@ -328,7 +329,11 @@ class Simulation {
       return v[v.size() / 2];
     };
     if (!on_runner && check.chosen.size() == samples_per_backend) {
-      if (median(check.chosen) >= 0.9 * runner_up()->gcells_per_second) {
+      // The runner-up may take a pair of buffers as large as the fields beside the run's:
+      // where the memory left cannot hold them, the choice stands untried.
+      double const pair_bytes = 2.0 * double(fields_.previous.span()) * sizeof(float);
+      if (median(check.chosen) >= 0.9 * runner_up()->gcells_per_second ||
+          !fits_in_memory(available_bytes(space), pair_bytes)) {
         check_.reset();
       } else {
         check.other = make_stepper<ExecutionSpace, MemorySpace>(space, runner_up()->backend, scene_,

@@ -213,8 +213,8 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
 
 // Near its memory limit a run keeps auto's choice untried rather than take the runner-up's
 // buffers beside its own: the data limit (ulimit -d) set just above what the process holds,
-// below the pair of fields the runner-up may allocate. Without that check its allocation
-// throws.
+// below the pair of fields the runner-up may allocate. Without that check the runner-up
+// runs, or its allocation throws.
 TEST_P(AutoTest, TheRunTriesNoRunnerUpWithoutRoomForItsBuffers) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer's allocator maps memory beside any data limit";

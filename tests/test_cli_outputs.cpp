@@ -168,6 +168,16 @@ TEST_F(CliOutputs, AnEmptyPathIsSaidToBeEmpty) {
   EXPECT_TRUE(work_contents().empty());
 }
 
+// The sidecar names its HDF5 file, and XDMF readers end that name at its first ':': such a
+// name is refused before the run (a ':' in a folder's name is not in the sidecar).
+TEST_F(CliOutputs, AnHdf5FileWithAColonInItsNameIsRefusedBeforeTheRun) {
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
+  expect_refused_first(wave2d(small_run({"--save-h5", "run:1.h5"})),
+                       "--save-h5 'run:1.h5': its XDMF sidecar could not name a file with ':' "
+                       "in its name (XDMF readers end the name there)");
+  EXPECT_TRUE(work_contents().empty());
+}
+
 // An HDF5 file is written at offsets and renamed: a device for one is refused before the
 // run, as every other refusal is (status 2).
 TEST_F(CliOutputs, ADeviceForAnHdf5FileIsRefusedBeforeTheRun) {

@@ -16,16 +16,21 @@ only the files are checked, as above, but for hidden temporaries, which a kill l
 
     fault_sweep.py --case CASE --program WAVE2D --shim SHIM --work DIR --report FILE
                    [--ranks N --mpiexec MPIEXEC --failing-rank R] [--errno ENOSPC|EIO]
-                   [--persist | --kill] [--python PYTHON --module-path PATH]
+                   [--persist | --kill] [--python PYTHON --module-path PATH] [--jobs J]
 
 CASE: outputs (every kind of output but the plan cache), plan (the plan cache), python
 (wave2d.run and Simulation.save_checkpoint through the module; the interpreter and the
 module must stay usable). The report lists every N: the call failed, its file, the outcome.
+J runs at a time, each in a folder of its own (default: one a core, up to 4; one for CASE
+python, whose runs share a file outside their folders).
 """
 
 import argparse
+import concurrent.futures
+import copy
 import filecmp
 import os
+import queue
 import re
 import shutil
 import signal
@@ -105,6 +110,8 @@ class Sweep:
         self.args = args
         self.work = os.path.abspath(args.work)
         self.run_dir = os.path.join(self.work, "run")
+        self.call_log = os.path.join(self.work, "failed-call")
+        self.statuses = os.path.join(self.work, "statuses")
         self.earlier = os.path.join(self.work, "earlier")
         self.reference = os.path.join(self.work, "reference")
         self.halfway = os.path.join(self.work, "halfway")
@@ -123,7 +130,7 @@ class Sweep:
                     "WAVE2D_FAULT_PERSIST": "1" if self.args.persist else "0",
                     "WAVE2D_FAULT_KILL": "1" if self.args.kill else "0",
                     "WAVE2D_FAULT_RANK": str(self.args.failing_rank),
-                    "WAVE2D_FAULT_LOG": os.path.join(self.work, "failed-call"),
+                    "WAVE2D_FAULT_LOG": self.call_log,
                     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                     "PATH": "/usr/bin:/bin"})  # no ffmpeg: the video is a note
         if self.args.module_path:
@@ -153,8 +160,7 @@ class Sweep:
             # Every rank's own exit status, from a shell around it: mpiexec, told not to end
             # the job at the first failure, waits for every rank (so that one left waiting
             # in a collective call is a hang, not a kill).
-            statuses = os.path.join(self.work, "statuses")
-            wrapper = f'"$0" "$@"; echo "$OMPI_COMM_WORLD_RANK $?" >> {statuses}'
+            wrapper = f'"$0" "$@"; echo "$OMPI_COMM_WORLD_RANK $?" >> {self.statuses}'
             command = [self.args.mpiexec, "-n", str(self.args.ranks), "--oversubscribe",
                        "--bind-to", "none", "--mca", "orte_abort_on_non_zero_status", "0"] + \
                 forwarded + ["sh", "-c", wrapper] + command
@@ -166,7 +172,7 @@ class Sweep:
             env["WAVE2D_FAULT_DIR"] = into
             env["XDG_CACHE_HOME"] = os.path.join(into, "cache")
         cwd = into or self.run_dir
-        statuses = os.path.join(self.work, "statuses")
+        statuses = self.statuses
         if os.path.exists(statuses):
             os.remove(statuses)
         with subprocess.Popen(self.command(steps), cwd=cwd, env=env, stdout=subprocess.PIPE,
@@ -357,26 +363,50 @@ class Sweep:
                 problems.append(f"said 'wrote {first}' of an incomplete file")
         return problems
 
+    def worker(self, slot):
+        """A copy that runs in folders of its own: run<slot>, its call log and statuses."""
+        other = copy.copy(self)
+        other.run_dir = os.path.join(self.work, f"run{slot}")
+        other.call_log = os.path.join(self.work, f"failed-call{slot}")
+        other.statuses = os.path.join(self.work, f"statuses{slot}")
+        return other
+
+    def attempt(self, n):
+        """The run failing the Nth call: its report line and its problems."""
+        self.prepare()
+        if os.path.exists(self.call_log):
+            os.remove(self.call_log)
+        status, out, err = self.run(12, fault_at=n)
+        problems = self.check(n, status, out, err)
+        failed_call = ""
+        if os.path.exists(self.call_log):
+            with open(self.call_log) as log:
+                failed_call = log.read().strip()
+        said = next((line for line in err.splitlines()
+                     if line.startswith(("wave2d: error:", "OSError:", "wave2d: note: the plan"))),
+                    "")
+        return f"{n:4d}  {failed_call:40s}  status {status}  {said}", failed_call, problems
+
     def sweep(self):
         calls = self.setup()
-        call_log = os.path.join(self.work, "failed-call")
-        for n in range(1, calls + 1):
-            self.prepare()
-            if os.path.exists(call_log):
-                os.remove(call_log)
-            status, out, err = self.run(12, fault_at=n)
-            problems = self.check(n, status, out, err)
-            failed_call = ""
-            if os.path.exists(call_log):
-                with open(call_log) as log:
-                    failed_call = log.read().strip()
-            said = next((line for line in err.splitlines()
-                         if line.startswith(("wave2d: error:", "OSError:", "wave2d: note: the plan"))),
-                        "")
-            self.lines.append(f"{n:4d}  {failed_call:40s}  status {status}  {said}")
-            for problem in problems:
-                self.failures.append(f"N={n} ({failed_call}): {problem}")
-                self.lines.append(f"      PROBLEM: {problem}")
+        idle = queue.Queue()
+        for slot in range(self.args.jobs):
+            idle.put(self.worker(slot))
+
+        def attempt(n):
+            worker = idle.get()
+            try:
+                return worker.attempt(n)
+            finally:
+                idle.put(worker)
+
+        with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
+            for n, (line, failed_call, problems) in zip(range(1, calls + 1),
+                                                        pool.map(attempt, range(1, calls + 1))):
+                self.lines.append(line)
+                for problem in problems:
+                    self.failures.append(f"N={n} ({failed_call}): {problem}")
+                    self.lines.append(f"      PROBLEM: {problem}")
         with open(self.args.report, "w") as report:
             report.write(f"write faults: case {self.args.case}, {self.args.ranks} rank(s), "
                          f"rank {self.args.failing_rank} failing, {self.args.errno}"
@@ -410,11 +440,14 @@ def main():
     parser.add_argument("--module-path")
     parser.add_argument("--preload", default="",
                         help="libraries preloaded before the shim (a sanitizer's runtime)")
+    parser.add_argument("--jobs", type=int)
     parser.add_argument("--hdf5", choices=["ON", "OFF"], default="ON")
     parser.add_argument("--checkpoints", choices=["ON", "OFF"], default="ON")
     args = parser.parse_args()
     args.hdf5 = args.hdf5 == "ON"
     args.checkpoints = args.checkpoints == "ON"
+    if args.jobs is None:  # the runs wait on their start (MPI's, a GPU's) more than they compute
+        args.jobs = 1 if args.case == "python" else min(4, os.cpu_count() or 1)
     return Sweep(args).sweep()
 
 

@@ -21,8 +21,9 @@ only the files are checked, as above, but for hidden temporaries, which a kill l
 CASE: outputs (every kind of output but the plan cache), plan (the plan cache), python
 (wave2d.run and Simulation.save_checkpoint through the module; the interpreter and the
 module must stay usable). The report lists every N: the call failed, its file, the outcome.
-J runs at a time, each in a folder of its own (default: one a core, up to 4; one for CASE
-python, whose runs share a file outside their folders).
+J runs at a time, each in a folder of its own (default: one a core, up to 4, on one process;
+one on ranks, as mpiexec jobs side by side have left a job whose ranks never started, and for
+CASE python, whose runs share a file outside their folders).
 """
 
 import argparse
@@ -281,7 +282,8 @@ class Sweep:
         if status is None:
             problems.append("hung (no end in 120 s)")
         elif isinstance(status, str):
-            problems.append(status)
+            last = [line for line in err.splitlines() if line.strip()][-1:]
+            problems.append(status + (f" (stderr ends: {last[0][:160]})" if last else ""))
             status = None
         elif status < 0 or status > 2:
             problems.append(f"ended with status {status}")
@@ -446,8 +448,8 @@ def main():
     args = parser.parse_args()
     args.hdf5 = args.hdf5 == "ON"
     args.checkpoints = args.checkpoints == "ON"
-    if args.jobs is None:  # the runs wait on their start (MPI's, a GPU's) more than they compute
-        args.jobs = 1 if args.case == "python" else min(4, os.cpu_count() or 1)
+    if args.jobs is None:  # the runs wait on their start (a GPU's) more than they compute
+        args.jobs = 1 if args.case == "python" or args.ranks > 1 else min(4, os.cpu_count() or 1)
     return Sweep(args).sweep()
 
 

@@ -444,14 +444,19 @@ struct SpacePlan {
   }
 };
 
-// Registers a case timed by its own clock. Names key the results (and the filters that pick
-// them), and Google Benchmark accepts two cases of one name: a second is refused here.
-template <class Run>
-void register_case(std::string const& name, Run&& run) {
-  static std::set<std::string> names;
+// Refuses a name given before. Names key the results (and the filters that pick them), and
+// Google Benchmark accepts two cases of one name.
+void claim_name(std::string const& name) {
+  static std::set<std::string> names;  // of every family: one set, not one a caller
   if (!names.insert(name).second) {
     throw std::logic_error("two benchmarks are named '" + name + "'");
   }
+}
+
+// Registers a case timed by its own clock, under a name no other case has.
+template <class Run>
+void register_case(std::string const& name, Run&& run) {
+  claim_name(name);
   benchmark::RegisterBenchmark(name.c_str(), std::forward<Run>(run))
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);

@@ -89,6 +89,27 @@ TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
   EXPECT_TRUE(fs::is_empty(directory));
 }
 
+// The sidecar names its file, and XDMF readers end that name at its first ':': a FieldFile of
+// such a name is refused on every rank before anything is made.
+TEST(DistributedOutput, AFileWithAColonInItsNameIsRefusedOnEveryRank) {
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
+  Space space;
+  DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, busy_scene(40, 30, 1),
+                                          "kokkos-mdrange");
+  fs::path const directory = fresh_directory("colon");
+  try {
+    FieldFile file(directory / "run:1.h5", simulation.local().scene(), simulation.window(),
+                   simulation.processes());
+    ADD_FAILURE() << "rank " << world_rank() << " created it";
+  } catch (OutputError const& e) {
+    EXPECT_TRUE(contains(e.what(), "cannot write '" + (directory / "run:1.h5").string() +
+                                       "': its XDMF sidecar could not name"))
+        << e.what();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(fs::is_empty(directory));
+}
+
 // The job's first `ranks` ranks, in a communicator of their own (MPI_COMM_NULL elsewhere).
 struct FirstRanks {
   MPI_Comm comm = MPI_COMM_NULL;

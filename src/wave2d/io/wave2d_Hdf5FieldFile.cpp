@@ -23,6 +23,12 @@ namespace fs = std::filesystem;
 
 fs::path xdmf_path(fs::path const& file) { return fs::path(file.string() + ".xmf"); }
 
+std::optional<std::string> sidecar_naming_problem(fs::path const& file) {
+  if (file.filename().string().find(':') == std::string::npos) return std::nullopt;
+  return "its XDMF sidecar could not name a file with ':' in its name (XDMF readers end the "
+         "name there)";
+}
+
 #if defined(WAVE2D_HAVE_HDF5)
 
 namespace {
@@ -240,6 +246,9 @@ FieldFile::FieldFile(fs::path const& path, Scene const& scene, Window const& blo
       throw std::invalid_argument("wave2d::FieldFile: the block is of another grid");
     }
     validate(block);
+    if (auto const problem = sidecar_naming_problem(path)) {
+      throw OutputError("cannot write '" + path.string() + "': " + *problem);
+    }
   });
   s.file.emplace(path, processes);
   s.run([] {},

@@ -21,7 +21,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 
 namespace wave2d {
 
@@ -29,6 +31,10 @@ inline constexpr std::int64_t field_file_format_version = 1;
 
 // The sidecar of an HDF5 file: FILE.xmf beside FILE.
 std::filesystem::path xdmf_path(std::filesystem::path const& file);
+
+// Why the sidecar could not name `file`, if it could not: XDMF readers take a data item's
+// file up to the first ':' of its name. FieldFile refuses such a path; a run, before it starts.
+std::optional<std::string> sidecar_naming_problem(std::filesystem::path const& file);
 
 class FieldFile {
  public:

@@ -317,12 +317,10 @@ void check_outputs(RunFiles const& files) {
   if (!files.receivers.empty() && !files.receivers.front().has_parent_path()) {
     refuse_empty(files.receivers_label);
   }
-  // XDMF readers take a data item's file up to the first ':' of its name: the sidecar
-  // could not name such a file.
-  if (files.h5 && files.h5->path.filename().string().find(':') != std::string::npos) {
-    throw OutputError(named(*files.h5) +
-                      ": its XDMF sidecar could not name a file with ':' in its name "
-                      "(XDMF readers end the name there)");
+  if (files.h5) {
+    if (auto const problem = sidecar_naming_problem(files.h5->path)) {
+      throw OutputError(named(*files.h5) + ": " + *problem);
+    }
   }
   check_distinct(files);
   check_no_stray_frames(files);

@@ -41,7 +41,9 @@ if has build; then
     > "$out/machine.txt" 2>&1
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
-    -DCMAKE_PREFIX_PATH="$prefix_path" -DCMAKE_EXECUTABLE_FORMAT=ELF ${WAVE2D_CMAKE_ARGS:-} > "$out/configure.log" 2>&1 &&
+    -DCMAKE_PREFIX_PATH="$prefix_path" -DCMAKE_EXECUTABLE_FORMAT=ELF \
+    -DWAVE2D_FAULT_SWEEP_PARTS=$(( $(nproc) >= 8 ? 4 : 1 )) ${WAVE2D_CMAKE_ARGS:-} \
+    > "$out/configure.log" 2>&1 &&
     cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || {
       echo "build failed"; tail -n 40 "$out/build.log" "$out/configure.log"; exit 1; }
   grep -E "wave2d:" "$out/configure.log"

@@ -17,13 +17,15 @@ only the files are checked, as above, but for hidden temporaries, which a kill l
     fault_sweep.py --case CASE --program WAVE2D --shim SHIM --work DIR --report FILE
                    [--ranks N --mpiexec MPIEXEC --failing-rank R] [--errno ENOSPC|EIO]
                    [--persist | --kill] [--python PYTHON --module-path PATH] [--jobs J]
+                   [--part I/M]
 
 CASE: outputs (every kind of output but the plan cache), plan (the plan cache), python
 (wave2d.run and Simulation.save_checkpoint through the module; the interpreter and the
 module must stay usable). The report lists every N: the call failed, its file, the outcome.
 J runs at a time, each in a folder of its own (default: one a core, up to 4, on one process;
 one on ranks, as mpiexec jobs side by side have left a job whose ranks never started, and for
-CASE python, whose runs share a file outside their folders).
+CASE python, whose runs share a file outside their folders). With --part I/M only every Mth N
+from the Ith runs, so that M tests (one a part) share a sweep among more cores.
 """
 
 import argparse
@@ -402,9 +404,10 @@ class Sweep:
             finally:
                 idle.put(worker)
 
+        part, parts = self.args.part
+        ns = range(part, calls + 1, parts)
         with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
-            for n, (line, failed_call, problems) in zip(range(1, calls + 1),
-                                                        pool.map(attempt, range(1, calls + 1))):
+            for n, (line, failed_call, problems) in zip(ns, pool.map(attempt, ns)):
                 self.lines.append(line)
                 for problem in problems:
                     self.failures.append(f"N={n} ({failed_call}): {problem}")
@@ -413,14 +416,23 @@ class Sweep:
             report.write(f"write faults: case {self.args.case}, {self.args.ranks} rank(s), "
                          f"rank {self.args.failing_rank} failing, {self.args.errno}"
                          f"{' persisting' if self.args.persist else ''}"
-                         f"{' (killing instead)' if self.args.kill else ''}: {calls} calls\n")
+                         f"{' (killing instead)' if self.args.kill else ''}: {calls} calls"
+                         f"{f', part {part} of {parts}' if parts > 1 else ''}\n")
             report.write("\n".join(self.lines) + "\n")
             report.write(f"{len(self.failures)} problems\n")
-        print(f"{calls} calls failed one at a time: {len(self.failures)} problems "
+        print(f"{len(ns)} of {calls} calls failed one at a time: {len(self.failures)} problems "
               f"(report: {self.args.report})")
         for failure in self.failures[:40]:
             print("  " + failure)
-        return 0 if self.failures == [] and calls > 0 else 1
+        return 0 if self.failures == [] and len(ns) > 0 else 1
+
+
+def part_of(text):
+    """'I/M' as (I, M), 1 <= I <= M."""
+    match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
+        raise argparse.ArgumentTypeError(f"not a part I/M with 1 <= I <= M: {text!r}")
+    return int(match[1]), int(match[2])
 
 
 def main():
@@ -443,6 +455,7 @@ def main():
     parser.add_argument("--preload", default="",
                         help="libraries preloaded before the shim (a sanitizer's runtime)")
     parser.add_argument("--jobs", type=int)
+    parser.add_argument("--part", type=part_of, default=(1, 1), metavar="I/M")
     parser.add_argument("--hdf5", choices=["ON", "OFF"], default="ON")
     parser.add_argument("--checkpoints", choices=["ON", "OFF"], default="ON")
     args = parser.parse_args()

@@ -24,6 +24,8 @@ prefix_path=""
 for p in ${WAVE2D_PREFIX_PATH:-}; do prefix_path+="${prefix_path:+;}$(cd "$p" && pwd)"; done
 build=${WAVE2D_BUILD_DIR:-/tmp/wave2d-build}
 mkdir -p "$out"
+# The machine's cores, before OMP_NUM_THREADS below: nproc honours it.
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 export PATH=/usr/local/cuda/bin:$PATH OMP_PROC_BIND=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
 status=0
 # What the ncu and ladder stages collect of each stepping kernel (tools/ncu_table.py reads them).
@@ -42,9 +44,9 @@ if has build; then
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DCMAKE_PREFIX_PATH="$prefix_path" -DCMAKE_EXECUTABLE_FORMAT=ELF \
-    -DWAVE2D_FAULT_SWEEP_PARTS=$(( $(nproc) >= 8 ? 4 : 1 )) ${WAVE2D_CMAKE_ARGS:-} \
+    -DWAVE2D_FAULT_SWEEP_PARTS=$(( cores >= 8 ? 4 : 1 )) ${WAVE2D_CMAKE_ARGS:-} \
     > "$out/configure.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || {
+    cmake --build "$build" -j "$cores" > "$out/build.log" 2>&1 || {
       echo "build failed"; tail -n 40 "$out/build.log" "$out/configure.log"; exit 1; }
   grep -E "wave2d:" "$out/configure.log"
 fi
@@ -90,7 +92,7 @@ fi
 if has bench; then
   stage bench
   # Every core for the OpenMP rows (the test stage limits them for parallel ctest).
-  OMP_NUM_THREADS=$(nproc --all) OMP_PROC_BIND=spread OMP_PLACES=threads \
+  OMP_NUM_THREADS=$cores OMP_PROC_BIND=spread OMP_PLACES=threads \
     "$src/tools/run_benchmarks.sh" "$build" "$out/bench" ${WAVE2D_BENCH_ARGS:-} \
     > "$out/bench.log" 2>&1 || status=1
   tail -30 "$out/bench.log"
@@ -107,7 +109,7 @@ if has compare; then
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DCMAKE_PREFIX_PATH="$prefix_path" -DWAVE2D_BUILD_TESTS=OFF -DWAVE2D_BUILD_CLI=OFF \
     -DCMAKE_EXECUTABLE_FORMAT=ELF > "$out/compare-configure.log" 2>&1 &&
-    cmake --build "$build-compare" --target $other_tuning -j "$(nproc)" \
+    cmake --build "$build-compare" --target $other_tuning -j "$cores" \
       > "$out/compare-build.log" 2>&1 || { echo "compare: build of $other failed"; status=1; }
   for round in 1 2 3; do
     "$build/bench/tuning/wave2d_cuda_tuning" --scene double-slit --repetitions 5 --only "$shipped" \

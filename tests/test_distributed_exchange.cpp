@@ -6,6 +6,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace wave2d::test {
 namespace {
 
@@ -90,6 +93,49 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, ExchangeTest, testing::ValuesIn(backend_na
                            for (auto& c : name) c = std::isalnum(unsigned(c)) ? c : '_';
                            return name;
                          });
+
+// Whether a and b are the same fields but for the bits of cells that are not finite in both.
+bool same_finite_cells(std::vector<float> const& a, std::vector<float> const& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isfinite(a[i]) != std::isfinite(b[i]) || (std::isfinite(a[i]) && a[i] != b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A field that stops being finite steps on as on one process, overlapped or not (its run
+// finds it by the check after the steps): the strips take any state their window holds.
+TEST(Exchange, AFieldThatStopsBeingFiniteStepsOnAsOnOneProcess) {
+  Space space;
+  Scene scene = plain_scene(64, 48);
+  scene.dt = 0.9f;  // far past the stability bound
+  scene.steps = 200;
+  scene.sources.push_back({50, 40, {Waveform::Shape::sine, 1.0f, 0.1f, 0.0f}});
+  ValidationOptions const unstable{.allow_unstable = true};
+  Simulation<Space> one(space, scene, "kokkos-mdrange", unstable);
+  one.advance(space, scene.steps);
+  std::vector<float> const expected = wave2d::to_host(space, one.current());
+  ASSERT_FALSE(std::ranges::all_of(expected, [](float u) { return std::isfinite(u); }))
+      << "the scene must diverge within its steps";
+  for (bool overlap : {true, false}) {
+    DistributedSimulation<Space>::Options options;
+    options.overlap = overlap;
+    options.halo = 2;
+    options.validation = unstable;
+    DistributedSimulation<Space> distributed(MPI_COMM_WORLD, space, scene, "kokkos-mdrange",
+                                             options);
+    std::string const what = overlap ? "overlapped" : "not overlapped";
+    if (world_size() <= 6) EXPECT_EQ(distributed.overlaps(), overlap) << what;
+    for (std::int64_t steps : {std::int64_t(10), std::int64_t(1), scene.steps - 11}) {
+      ASSERT_NO_THROW(distributed.advance(space, steps)) << what;
+    }
+    EXPECT_TRUE(distributed.first_non_finite(space).has_value()) << what;
+    auto const [previous, current] = distributed.gather(space);
+    if (world_rank() == 0) EXPECT_TRUE(same_finite_cells(current, expected)) << what;
+  }
+}
 
 // A grid whose blocks are too small for the strips: every rank waits for its halos.
 TEST(Exchange, OverlapIsTheDefaultOnDeviceSpacesOnly) {

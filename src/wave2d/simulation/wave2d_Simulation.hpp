@@ -32,6 +32,11 @@
 
 namespace wave2d {
 
+namespace detail {
+template <class ExecutionSpace, class MemorySpace>
+class BorderStrips;
+}  // namespace detail
+
 // A scene being simulated by one backend on one execution space, on the whole grid or
 // on a window of it (core/wave2d_Window.hpp: the fields are then the window's local
 // grid). Every call takes the execution space instance first and runs on it; nothing
@@ -152,6 +157,15 @@ class Simulation {
   Plan const* plan() const { return plan_ ? &*plan_ : nullptr; }
 
  private:
+  // A distributed rank's border strips take their window's state whatever it holds: a run
+  // whose field stops being finite finds it by its check after the steps, as one process.
+  friend class detail::BorderStrips<ExecutionSpace, MemorySpace>;
+  // set_state of the fields as they are, written in place, unchecked.
+  void set_step_in_place(ExecutionSpace const& space, std::int64_t step) {
+    fields_.step = step;
+    restart_receivers(space);
+  }
+
   template <class View>
   static constexpr bool is_row_major_field = [] {
     if constexpr (Kokkos::is_view<View>::value) {

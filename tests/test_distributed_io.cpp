@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace wave2d::test {
@@ -230,6 +231,60 @@ TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
       EXPECT_EQ(many.previous, one.previous);
       EXPECT_EQ(many.current, one.current);
       EXPECT_EQ(many.trace, one.trace);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// A field that stops being finite stops every rank with what one process says (the step and
+// the grid's first cell), whether the ranks overlap their exchanges or not, and the last
+// finite state they keep is one process's.
+TEST(DistributedRun, AFieldThatStopsBeingFiniteStopsEveryRankAsOneProcess) {
+  Space space;
+  fs::path const directory = fresh_directory("not_finite");
+  Scene scene = plain_scene(64, 48);
+  scene.dt = 0.9f;  // far past the stability bound
+  // Sources everywhere: the field diverges in every rank's border strips at once.
+  for (std::int32_t y = 3; y < scene.ny; y += 7) {
+    for (std::int32_t x = 3; x < scene.nx; x += 7) {
+      scene.sources.push_back({x, y, {Waveform::Shape::sine, 1.0f, 0.1f, 0.0f}});
+    }
+  }
+  auto const experiment = [&](std::string const& name) {
+    Experiment e{.scene = scene, .backend = "kokkos-mdrange", .steps = 400};
+    e.validation.allow_unstable = true;
+    e.keep_last_finite = true;
+    e.outputs = {NpyFile{directory / (name + ".npy")}};
+    return e;
+  };
+  auto const stop = [](auto&& go) -> std::optional<NotFinite> {
+    try {
+      go();
+    } catch (NotFinite const& e) {
+      return e;
+    }
+    return std::nullopt;
+  };
+  std::optional<NotFinite> const one = stop([&] { run(space, experiment("one")); });
+  ASSERT_TRUE(one.has_value()) << "the scene must diverge within its steps";
+  for (bool overlap : {true, false}) {
+    std::string const name = overlap ? "overlapped" : "not_overlapped";
+    DistributedSimulation<Space>::Options options;
+    options.overlap = overlap;
+    options.halo = 2;
+    std::optional<NotFinite> many;
+    EXPECT_NO_THROW(
+        many = stop([&] {
+          distributed_run(MPI_COMM_WORLD, space, check(experiment(name)), options).execute();
+        }))
+        << name;
+    ASSERT_TRUE(many.has_value()) << name;
+    EXPECT_EQ(many->what(), std::string(one->what())) << name;
+    EXPECT_EQ(many->step(), one->step()) << name;
+    EXPECT_EQ(many->x(), one->x()) << name;
+    EXPECT_EQ(many->y(), one->y()) << name;
+    if (world_rank() == 0) {
+      EXPECT_EQ(read_file(directory / (name + ".npy")), read_file(directory / "one.npy")) << name;
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -8,7 +8,7 @@
 namespace wave2d::bench {
 
 namespace suite {
-// Compiled in wave2d_bench_<space>_families.cpp (bench/CMakeLists.txt).
+// Each compiled in the source generated for its space (wave2d_BenchSpace.cpp.in).
 #if defined(KOKKOS_ENABLE_CUDA)
 extern template SpaceInfo register_space<Kokkos::Cuda>(Options const&);
 #endif

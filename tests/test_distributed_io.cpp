@@ -72,43 +72,38 @@ TEST(DistributedOutput, ARankThatCannotWriteEndsEveryRankAndNothingIsLeft) {
   EXPECT_TRUE(fs::is_empty(directory)) << "rank " << world_rank() << ": something was left";
 }
 
-TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
-  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
+// A FieldFile at `path` in `directory`: refused on every rank with an OutputError that says
+// `reason`, nothing made.
+void expect_refused_on_every_rank(fs::path const& directory, fs::path const& path,
+                                  std::string const& reason) {
   Space space;
   DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, busy_scene(40, 30, 1),
                                           "kokkos-mdrange");
-  fs::path const directory = fresh_directory("cannot_create");
   try {
-    FieldFile file(directory / "missing" / "run.h5", simulation.local().scene(),
-                   simulation.window(), simulation.processes());
+    FieldFile file(path, simulation.local().scene(), simulation.window(), simulation.processes());
     ADD_FAILURE() << "rank " << world_rank() << " created it";
   } catch (OutputError const& e) {
-    EXPECT_TRUE(contains(e.what(), "cannot write '" + (directory / "missing" / "run.h5").string()))
-        << e.what();
+    EXPECT_TRUE(contains(e.what(), reason)) << e.what();
   }
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(fs::is_empty(directory));
+}
+
+TEST(DistributedOutput, AFileThatCannotBeCreatedEndsEveryRankWithTheReason) {
+  if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
+  fs::path const directory = fresh_directory("cannot_create");
+  fs::path const path = directory / "missing" / "run.h5";
+  expect_refused_on_every_rank(directory, path, "cannot write '" + path.string());
 }
 
 // The sidecar names its file, and XDMF readers end that name at its first ':': a FieldFile of
 // such a name is refused on every rank before anything is made.
 TEST(DistributedOutput, AFileWithAColonInItsNameIsRefusedOnEveryRank) {
   if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
-  Space space;
-  DistributedSimulation<Space> simulation(MPI_COMM_WORLD, space, busy_scene(40, 30, 1),
-                                          "kokkos-mdrange");
   fs::path const directory = fresh_directory("colon");
-  try {
-    FieldFile file(directory / "run:1.h5", simulation.local().scene(), simulation.window(),
-                   simulation.processes());
-    ADD_FAILURE() << "rank " << world_rank() << " created it";
-  } catch (OutputError const& e) {
-    EXPECT_TRUE(contains(e.what(), "cannot write '" + (directory / "run:1.h5").string() +
-                                       "': its XDMF sidecar could not name"))
-        << e.what();
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_TRUE(fs::is_empty(directory));
+  fs::path const path = directory / "run:1.h5";
+  expect_refused_on_every_rank(
+      directory, path, "cannot write '" + path.string() + "': its XDMF sidecar could not name");
 }
 
 // The job's first `ranks` ranks, in a communicator of their own (MPI_COMM_NULL elsewhere).

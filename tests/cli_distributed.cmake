@@ -7,12 +7,14 @@ file(MAKE_DIRECTORY ${WORK})
 
 # Runs `run` (with ranks and many_options, one_options) on RANKS ranks into many/ and on
 # one process into one/. Sets many_status, one_status; many_errors, one_errors: the lines
-# that say "wave2d: error:"; many_times, one_times: how many there are.
+# that say "wave2d: error:"; many_times, one_times: how many there are; many_stdout.
 function(run_both)
   file(REMOVE_RECURSE ${WORK}/many ${WORK}/one)
   execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
                           ${CLI} ${run} ${ranks} --output many ${many_options}
-                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE many_status ERROR_VARIABLE many)
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE many_status ERROR_VARIABLE many
+                  OUTPUT_VARIABLE many_stdout)
+  set(many_stdout "${many_stdout}" PARENT_SCOPE)
   execute_process(COMMAND ${CLI} ${run} --output one ${one_options}
                   WORKING_DIRECTORY ${WORK} RESULT_VARIABLE one_status ERROR_VARIABLE one)
   foreach(side many one)
@@ -45,9 +47,10 @@ function(compare_files what optional)
   endforeach()
 endfunction()
 
-# Both runs succeed and write the same `files`.
+# Both runs succeed and write the same `files`; sets many_stdout.
 function(compare_runs what optional)
   run_both()
+  set(many_stdout "${many_stdout}" PARENT_SCOPE)
   if(many_status)
     message(FATAL_ERROR "the distributed run ${what} failed: ${many_stderr}")
   endif()
@@ -67,6 +70,18 @@ compare_runs("" "png$")  # no image without libpng
 set(ranks)
 compare_runs("without --ranks" "png$")
 set(ranks --ranks ${GRID})
+# Ranks that step while their halos travel write the same bytes, and say that they do.
+set(many_options --save-npy many.npy --overlap yes)
+compare_runs("with --overlap yes" "png$")
+if(NOT many_stdout MATCHES "ranks +[0-9]+ x [0-9]+, halo [0-9]+, exchange [^\n]*, overlapped\n")
+  message(FATAL_ERROR "--overlap yes: no overlapped ranks in\n${many_stdout}")
+endif()
+set(many_options --save-npy many.npy --overlap no)
+compare_runs("with --overlap no" "png$")
+if(many_stdout MATCHES "overlapped")
+  message(FATAL_ERROR "--overlap no: overlapped ranks in\n${many_stdout}")
+endif()
+set(many_options --save-npy many.npy)
 
 # A split that does not make the job is a usage error, said once.
 set(ranks --ranks ${RANKS}x2)
@@ -111,3 +126,13 @@ if(NOT one_status EQUAL 1 OR NOT many_status EQUAL one_status OR NOT many_times 
 endif()
 set(files many.npy many/diverging.png)
 compare_files("going non-finite, the last finite state" "png$")
+# So too where the ranks step while their halos travel (halo 1: the windows hold the strips).
+set(run run --scene diverging.toml --allow-unstable --backend kokkos-mdrange --keep-last-finite)
+set(many_options --save-npy many.npy --overlap yes)
+run_both()
+if(NOT one_status EQUAL 1 OR NOT many_status EQUAL one_status OR NOT many_times EQUAL 1 OR
+   NOT many_errors STREQUAL one_errors OR NOT many_stdout MATCHES ", overlapped\n")
+  message(FATAL_ERROR "going non-finite, overlapped: status ${many_status}, on one process "
+                      "${one_status}: '${many_errors}', on one process '${one_errors}'\n${many_stdout}")
+endif()
+compare_files("going non-finite with --overlap yes, the last finite state" "png$")

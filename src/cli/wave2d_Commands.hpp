@@ -50,6 +50,9 @@ struct RunOptions {
   // --ranks PxQ (0 x 0: "auto"): a distributed run, under mpirun; ranks_text as given.
   std::optional<std::array<int, 2>> ranks;
   std::string ranks_text;
+  // --overlap yes|no: whether the ranks step while their halos travel; empty: the space's
+  // default (DistributedSimulation::Options::overlap).
+  std::optional<bool> overlap;
   std::string progress = "auto";  // --progress: auto, bar, lines or none
   double progress_every = 10.0;   // seconds between progress lines
   // --checkpoint-every STEPS FILE: the checkpoint every STEPS steps, at the end and on SIGINT,

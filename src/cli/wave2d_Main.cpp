@@ -161,6 +161,12 @@ void add_run_options(CLI::App& run, RunOptions& options) {
          "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
          "(the default for a job of several ranks)")
       ->type_name("PxQ");
+  run.add_option_function<std::string>(
+         "--overlap", [&options](std::string const& text) { options.overlap = text == "yes"; },
+         "Under mpirun: whether each rank steps its window while its halos travel (default: "
+         "yes on GPUs, no on CPUs, whose cores would be those that run MPI)")
+      ->check(CLI::IsMember({"yes", "no"}))
+      ->type_name("yes|no");
   run.add_flag("--no-receivers", options.no_receivers,
                "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
                ".png), written by default when it has receivers");

@@ -221,6 +221,7 @@ void simulate_distributed(CheckedExperiment checked, Request const& request,
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   typename DistributedSimulation<ExecutionSpace>::Options split;
   split.ranks = *options.ranks;
+  if (options.overlap) split.overlap = *options.overlap;
   try {
     DistributedSimulation<ExecutionSpace>::decompose(checked.experiment.scene,
                                                      checked.experiment.backend, split, size);
@@ -284,6 +285,11 @@ void run_command(RunOptions options, std::vector<char*> kokkos_arguments) {
     return;
   }
 #endif
+  if (options.overlap) {
+    request.notes.push_back(
+        "--overlap applies to runs on several ranks: a run on one process "
+        "exchanges no halos");
+  }
   CheckedExperiment checked = checked_input(options, request, Processes());
   on_space(checked.experiment.space, [&]<class ExecutionSpace>() {
     simulate<ExecutionSpace>(std::move(checked), request, options, std::move(kokkos_arguments));

@@ -137,7 +137,7 @@ class RankWindow final : public Part<ExecutionSpace> {
   std::string layout() const override {
     return std::to_string(simulation_.ranks()[0]) + " x " + std::to_string(simulation_.ranks()[1]) +
            ", halo " + std::to_string(simulation_.window().halo) + ", exchange " +
-           simulation_.exchange_path();
+           simulation_.exchange_path() + (simulation_.overlaps() ? ", overlapped" : "");
   }
   std::string checkpoint_configuration() const override {
     return detail::checkpoint_configuration(simulation_);

@@ -139,7 +139,8 @@ class Part {
   // Collective: on rank 0 the receivers' trace of the whole grid, rows x receivers.
   virtual std::vector<float> trace(ExecutionSpace const& space) = 0;
   virtual Plan const* plan() const = 0;
-  // How the grid is split ("2 x 2 ranks, halo 8, exchange host memory"); empty for one.
+  // How the grid is split ("2 x 2, halo 8, exchange host memory", then ", overlapped" where
+  // the ranks step while their halos travel); empty for one.
   virtual std::string layout() const = 0;
   // What a checkpoint records as having run.
   virtual std::string checkpoint_configuration() const = 0;

@@ -3,6 +3,7 @@
 // for bit.
 #include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
 #include <wave2d_TestHelpers.hpp>
+#include <wave2d_TestMpi.hpp>
 
 #include <mpi.h>
 
@@ -11,18 +12,6 @@
 
 namespace wave2d::test {
 namespace {
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 using Space = Kokkos::DefaultExecutionSpace;
 

@@ -3,6 +3,7 @@
 // their halos travel (Options::overlap) give the bits of one process, receivers included.
 #include <wave2d/distributed/wave2d_DistributedSimulation.hpp>
 #include <wave2d_TestHelpers.hpp>
+#include <wave2d_TestMpi.hpp>
 
 #include <mpi.h>
 
@@ -13,18 +14,6 @@ namespace wave2d::test {
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 // busy_scene with receivers in every rank's border strips: on and next to the blocks'
 // edges and corners of a 2 x 3 or 3 x 2 split, and in their interiors.

@@ -4,6 +4,7 @@
 #include <wave2d/run/wave2d_DistributedRun.hpp>
 #include <wave2d_TestFiles.hpp>
 #include <wave2d_TestHelpers.hpp>
+#include <wave2d_TestMpi.hpp>
 
 #include <mpi.h>
 
@@ -16,18 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Space = Kokkos::DefaultExecutionSpace;
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 // An empty directory of this job's, made by rank 0.
 fs::path fresh_directory(std::string const& name) {

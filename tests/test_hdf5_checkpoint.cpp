@@ -15,11 +15,9 @@
 #endif
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,23 +50,6 @@ CheckpointData small_checkpoint() {
   data.trace_first_step = 6;
   for (int i = 0; i < 4 * 3; ++i) data.trace.push_back(float(i) / 4.0f);
   return data;
-}
-
-struct Refusal {
-  std::string message;
-  double seconds = 0.0;
-};
-
-Refusal refusal(fs::path const& path,
-                std::function<void(CheckpointData const&)> const& check_header = {}) {
-  auto const start = std::chrono::steady_clock::now();
-  std::string message = "no error";
-  try {
-    read_checkpoint(path, check_header);
-  } catch (CheckpointError const& e) {
-    message = e.what();
-  }
-  return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 class Hdf5Checkpoint : public ::testing::Test {

@@ -35,24 +35,6 @@ CheckpointData tiny_checkpoint() {
   return data;
 }
 
-// read_checkpoint's error, and how long it took to give it.
-struct Refusal {
-  std::string message;
-  double seconds = 0.0;
-};
-
-Refusal refusal(fs::path const& path,
-                std::function<void(CheckpointData const&)> const& check_header = {}) {
-  auto const start = std::chrono::steady_clock::now();
-  std::string message = "no error";
-  try {
-    read_checkpoint(path, check_header);
-  } catch (CheckpointError const& e) {
-    message = e.what();
-  }
-  return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-}
-
 // The file made `size` bytes long without writing them: a sparse file.
 bool resize(fs::path const& path, std::uint64_t size) {
   return ::truncate(path.c_str(), off_t(size)) == 0;

@@ -2,15 +2,18 @@
 #ifndef WAVE2D_TEST_FILES_HPP
 #define WAVE2D_TEST_FILES_HPP
 
+#include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/wave2d_Config.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -98,6 +101,24 @@ inline Npy parse_npy(std::string const& bytes) {
   npy.data.resize(payload.size() / sizeof(float));
   std::memcpy(npy.data.data(), payload.data(), npy.data.size() * sizeof(float));
   return npy;
+}
+
+// read_checkpoint's error ("no error" when it reads the file), and how long it took to give it.
+struct Refusal {
+  std::string message;
+  double seconds = 0.0;
+};
+
+inline Refusal refusal(std::filesystem::path const& path,
+                       std::function<void(CheckpointData const&)> const& check_header = {}) {
+  auto const start = std::chrono::steady_clock::now();
+  std::string message = "no error";
+  try {
+    read_checkpoint(path, check_header);
+  } catch (CheckpointError const& e) {
+    message = e.what();
+  }
+  return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 }  // namespace wave2d::test

@@ -207,8 +207,7 @@ TEST_F(CliOutputs, AnImmutableTargetIsRefusedBeforeTheRun) {
 // above the build closed to other users (a checkout under a 0700 folder).
 std::optional<std::string> why_not_as_other_user() {
   if (::geteuid() != 0) return needs_root;
-  if (as_user(other_user, [] { return ::access(WAVE2D_CLI, X_OK) == 0 ? "yes" : "no"; }) !=
-      "yes") {
+  if (as_user(other_user, [] { return ::access(WAVE2D_CLI, X_OK) == 0 ? "yes" : "no"; }) != "yes") {
     return "uid " + std::to_string(other_user) + " cannot run " + WAVE2D_CLI +
            " (a folder above it is closed to other users)";
   }
@@ -423,6 +422,25 @@ TEST_F(CliResume, ACheckpointThatIsNotFiniteIsRefused) {
                          "checkpoint 'nan.ck' holds nan in u at step 10, cell (30, 100): no run "
                          "can go on from a state that is not finite");
     EXPECT_EQ(work_contents(), before);
+  }
+}
+
+// Checkpoints damaged in their metadata (HDF5's superblock and root object header): a
+// one-line error each, nothing after it (HDF5 itself would print at exit), nothing written.
+TEST_F(CliResume, ACheckpointWithDamagedMetadataIsOneLineError) {
+  std::string const bytes = read_file(work() / "ck");
+  auto const before = work_contents();
+  for (std::size_t const at : {20u, 60u, 100u, 140u, 200u, 300u}) {
+    std::string damaged = bytes;
+    damaged[at] = char(damaged[at] ^ 0xAA);
+    write_text(work() / "damaged.ck", damaged);
+    Result const result = wave2d(resume_run("20", {"--resume", "damaged.ck"}));
+    EXPECT_EQ(result.status, 2) << "byte " << at << ": " << result.err;
+    EXPECT_TRUE(result.err.starts_with("wave2d: error: checkpoint 'damaged.ck' ") &&
+                std::count(result.err.begin(), result.err.end(), '\n') == 1)
+        << "byte " << at << ": " << result.err;
+    fs::remove(work() / "damaged.ck");
+    EXPECT_EQ(work_contents(), before) << "byte " << at;
   }
 }
 

@@ -247,6 +247,37 @@ TEST_F(Hdf5Checkpoint, AFlippedBitOfTheFieldsIsCaughtByItsChecksum) {
 #endif
 }
 
+// A chunk's entry in its dataset's index (a version 1 B-tree node: "TREE", then per chunk
+// its stored size, its filter mask and its offsets) that says the chunk skipped its checksum,
+// or is shorter than written: HDF5 would read such a chunk unchecked, zeros past its end.
+TEST_F(Hdf5Checkpoint, AChunkWhoseIndexEntryIsDamagedIsRefused) {
+  write_checkpoint(path("ck"), small_checkpoint());
+  std::string const bytes = read_file(path("ck"));
+  std::uint32_t const field_chunk = 5 * 7 * sizeof(float) + 4;  // the values, the checksum
+  std::size_t entry = std::string::npos;
+  for (auto at = bytes.find("TREE"); at != std::string::npos; at = bytes.find("TREE", at + 1)) {
+    std::uint32_t size = 0;
+    if (at + 32 <= bytes.size() && bytes[at + 4] == 1) std::memcpy(&size, &bytes[at + 24], 4);
+    if (size == field_chunk) {
+      entry = at + 24;
+      break;
+    }
+  }
+  ASSERT_NE(entry, std::string::npos) << "no index entry of a field's chunk found";
+  for (std::uint32_t const shorter : {0u, 60u}) {
+    std::string damaged = bytes;
+    std::uint32_t const size = field_chunk - shorter;
+    std::uint32_t const skipped_checksum = 1;
+    std::memcpy(&damaged[entry], &size, 4);
+    std::memcpy(&damaged[entry + 4], &skipped_checksum, 4);
+    write_text(path("damaged"), damaged);
+    std::string const message = refusal(path("damaged")).message;
+    EXPECT_TRUE(contains(message, refused("damaged") + "is corrupted: /field/") &&
+                contains(message, " has a damaged chunk at row 0, column 0"))
+        << "the entry " << shorter << " bytes short: " << message;
+  }
+}
+
 TEST_F(Hdf5Checkpoint, RefusesValuesThatAreNotFiniteNamingTheirCellInTheGrid) {
   CheckpointData data = small_checkpoint();
   data.current[7 * 3 + 4] = std::numeric_limits<float>::quiet_NaN();

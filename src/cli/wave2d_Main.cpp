@@ -1,6 +1,7 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/run/wave2d_KokkosArguments.hpp>
 #include <wave2d/run/wave2d_Spaces.hpp>
@@ -252,6 +253,7 @@ bool is_input_error(std::exception const& e) {
 }  // namespace wave2d::cli
 
 int main(int argc, char* argv[]) {
+  wave2d::quiet_hdf5_errors();
   // Kokkos takes its own --kokkos-* arguments; CLI11 gets the others, and would refuse them.
   std::vector<char*> kokkos_arguments{argv[0]};
   std::vector<char*> arguments{argv[0]};

@@ -381,6 +381,10 @@ Hdf5Handle string_type(std::size_t width) {
 }
 
 }  // namespace detail
+
+void quiet_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+#else
+void quiet_hdf5_errors() {}
 #endif
 
 }  // namespace wave2d

@@ -23,6 +23,11 @@ inline constexpr bool can_use_hdf5 =
 inline constexpr char const* no_hdf5_reason =
     "this build has no HDF5 (install libhdf5-dev or libhdf5-openmpi-dev, and rebuild)";
 
+// For a program of its own: HDF5 prints no errors of its own on stderr (wave2d's errors say
+// what failed). Without it, HDF5 1.10 prints lines at exit, after the last line of the
+// program's, when it read a file with damaged metadata. Nothing without HDF5.
+void quiet_hdf5_errors();
+
 }  // namespace wave2d
 
 #endif

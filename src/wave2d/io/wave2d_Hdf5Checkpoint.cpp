@@ -162,6 +162,43 @@ CheckpointData read_header(hid_t file, Refuse const& refuse) {
   return data;
 }
 
+// Every chunk of a field or the trace as written: stored, under its Fletcher-32 checksum and
+// of its size. HDF5 reads a chunk that its index does not list as fill values, and one whose
+// index entry says it skipped the filter without its checksum: a damaged index would give
+// values that no checksum covers.
+void check_chunks(hid_t set, char const* name, std::int64_t rows, std::int64_t columns,
+                  Refuse const& refuse) {
+  if (rows == 0 || columns == 0) return;
+  auto const corrupted = [&](std::string const& what) {
+    return refuse(std::string("is corrupted: ") + name + " " + what);
+  };
+  Hdf5Handle const create(H5Dget_create_plist(set), H5Pclose, name);
+  hsize_t chunk[2] = {0, 0};
+  unsigned flags = 0;
+  std::size_t no_values = 0;
+  unsigned filter_config = 0;
+  if (H5Pget_layout(create.get()) != H5D_CHUNKED || H5Pget_chunk(create.get(), 2, chunk) != 2 ||
+      chunk[0] == 0 || chunk[1] == 0 || H5Pget_nfilters(create.get()) != 1 ||
+      H5Pget_filter2(create.get(), 0, &flags, &no_values, nullptr, 0, nullptr, &filter_config) !=
+          H5Z_FILTER_FLETCHER32) {
+    throw corrupted("is not stored in chunks under checksums");
+  }
+  hsize_t const stored_size = chunk[0] * chunk[1] * sizeof(float) + 4;  // the values, the sum
+  for (hsize_t row = 0; row < hsize_t(rows); row += chunk[0]) {
+    for (hsize_t column = 0; column < hsize_t(columns); column += chunk[1]) {
+      hsize_t const offset[2] = {row, column};
+      unsigned skipped = 0;
+      haddr_t address = HADDR_UNDEF;
+      hsize_t size = 0;
+      if (H5Dget_chunk_info_by_coord(set, offset, &skipped, &address, &size) < 0 ||
+          address == HADDR_UNDEF || skipped != 0 || size != stored_size) {
+        throw corrupted("has a damaged chunk at row " + std::to_string(row) + ", column " +
+                        std::to_string(column));
+      }
+    }
+  }
+}
+
 // The dataset `name`, checked to be a float dataset of rows x columns.
 Hdf5Handle open_dataset(hid_t file, char const* name, std::int64_t rows, std::int64_t columns,
                         Refuse const& refuse) {
@@ -251,6 +288,11 @@ CheckpointData read_region(fs::path const& path, Window const& region, Processes
   });
   processes.agree([&] {
     detail::QuietHdf5Errors const quiet;
+    refusing_errors(refuse, [&] {
+      check_chunks(previous.get(), "/field/previous", data.ny, data.nx, refuse);
+      check_chunks(current.get(), "/field/current", data.ny, data.nx, refuse);
+      if (trace) check_chunks(trace.get(), "/receivers/trace", rows, data.receivers, refuse);
+    });
     GridRect const rect{cells.x0, cells.y0, cells.nx, cells.ny};
     read_values(previous.get(), rect, data.previous, refuse, "/field/previous");
     read_values(current.get(), rect, data.current, refuse, "/field/current");

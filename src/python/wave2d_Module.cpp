@@ -8,6 +8,7 @@
 // (RuntimeError), and an array viewing a field must not be read any more (atexit handlers
 // registered before wave2d was imported run after it).
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/plan/wave2d_Backends.hpp>
@@ -792,6 +793,8 @@ PYBIND11_MODULE(wave2d, m) {
       "the library's backends, fields as NumPy arrays, runs that write their outputs as the "
       "program does.";
   m.attr("__version__") = WAVE2D_VERSION;
+  // As h5py does: errors reach Python as exceptions, not as HDF5's lines on stderr.
+  wave2d::quiet_hdf5_errors();
   // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.
   m.attr("has_checkpoints") = wave2d::can_checkpoint;
   // Built without HDF5 or libpng, run() refuses Hdf5File or Pictures with an OSError.

@@ -15,6 +15,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -254,6 +255,11 @@ bool is_input_error(std::exception const& e) {
 
 int main(int argc, char* argv[]) {
   wave2d::quiet_hdf5_errors();
+  // A file-size limit (ulimit -f) or a reader gone from a pipe fails the write with an error
+  // (EFBIG, EPIPE) instead of ending the program before it removes its temporary files and
+  // says why. Programs it starts get both back (run_program).
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   // Kokkos takes its own --kokkos-* arguments; CLI11 gets the others, and would refuse them.
   std::vector<char*> kokkos_arguments{argv[0]};
   std::vector<char*> arguments{argv[0]};

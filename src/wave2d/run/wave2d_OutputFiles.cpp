@@ -73,8 +73,19 @@ int run_program(fs::path const& program, std::vector<std::string> arguments,
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
+  // With the signals' default actions, which the calling program may have set to be ignored.
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGXFSZ);
+  ::posix_spawnattr_setsigdefault(&attributes, &defaults);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  int const error = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
+  int const error =
+      ::posix_spawn(&pid, program.c_str(), nullptr, &attributes, argv.data(), environ);
+  ::posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
   }

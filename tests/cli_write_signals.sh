@@ -1,0 +1,50 @@
+#!/bin/sh
+# Writes that the system ends with a signal by default: past a file-size limit (ulimit -f,
+# SIGXFSZ) each output fails with one line of error and status 1, leaving the earlier file and
+# no temporary; with the program's stdout a pipe whose reader is gone (SIGPIPE) the run still
+# writes every output and exits 0.
+#   cli_write_signals.sh CLI WORK
+set -u
+cli=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work/out"
+cd "$work" || exit 1
+failed=0
+fail() {
+  echo "FAILED: $*"
+  failed=1
+}
+
+echo earlier > out/a.npy
+echo earlier > out/a.h5
+echo earlier > out/a.ck
+cp out/a.npy earlier
+# 64 KiB (ulimit -f counts 512-byte blocks): less than any of the outputs (323 KiB of fields).
+for output in "--save-npy out/a.npy" "--save-h5 out/a.h5" "--checkpoint-every 4 out/a.ck"; do
+  # shellcheck disable=SC2086
+  sh -c 'ulimit -f 128 && exec "$@"' sh "$cli" run --scene double-slit-small --steps 4 \
+    --backend reference --output out $output > stdout.txt 2> stderr.txt
+  status=$?
+  if [ "$status" -ne 1 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
+    ! grep -q "^wave2d: error: cannot write 'out/a\.[a-z0-9]*': .*too large" stderr.txt; then
+    fail "$output past the file-size limit: status $status, stderr:"
+    cat stderr.txt
+  fi
+  leftover=$(ls -A out | grep -v -x -e a.npy -e a.h5 -e a.ck -e double-slit-small.png)
+  [ -z "$leftover" ] || fail "$output past the file-size limit left: $leftover"
+  for kept in a.npy a.h5 a.ck; do
+    cmp -s out/$kept earlier || fail "$output past the file-size limit changed out/$kept"
+  done
+done
+
+# The reader of stdout is gone before the first line.
+rm -rf out
+status=$( { "$cli" run --scene double-slit-small --steps 4 --backend reference --output out \
+  --save-npy out/b.npy 2> stderr.txt; echo $? > status.txt; } | true; cat status.txt)
+if [ "$status" -ne 0 ] || [ ! -s out/b.npy ] || [ -s stderr.txt ]; then
+  fail "stdout a closed pipe: status $status, out: $(ls -A out 2>&1), stderr: $(cat stderr.txt)"
+fi
+leftover=$(ls -A out | grep -v -x -e b.npy -e double-slit-small.png)
+[ -z "$leftover" ] || fail "stdout a closed pipe left: $leftover"
+exit $failed

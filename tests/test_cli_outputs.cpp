@@ -136,6 +136,23 @@ TEST_F(CliOutputs, ALinkIntoAMissingFolderIsRefusedBeforeTheRun) {
   EXPECT_EQ(work_contents(), std::vector<std::string>{"l.npy"});
 }
 
+// A frame of the run that is there but cannot be replaced is found before the run, not
+// after its steps.
+TEST_F(CliOutputs, AFrameThatCannotBeReplacedIsRefusedBeforeTheRun) {
+  if (!can_write_png) GTEST_SKIP() << without_libpng;
+  fs::create_directories(work() / "o" / "double-slit-small.2.png");
+  fs::create_directory(work() / "p");
+  ASSERT_EQ(::mkfifo((work() / "p" / "double-slit-small.2.png").c_str(), 0600), 0);
+  auto const before = work_contents();
+  expect_refused_first(
+      wave2d(small_run({"--output", "o", "--frames-every", "2", "--save-npy", "f.npy"})),
+      "cannot write 'o/double-slit-small.2.png': it is a directory");
+  expect_refused_first(
+      wave2d(small_run({"--output", "p", "--frames-every", "2", "--save-npy", "f.npy"})),
+      "cannot write 'p/double-slit-small.2.png': it is a FIFO, which wave2d does not write to");
+  EXPECT_EQ(work_contents(), before);
+}
+
 // Folders named by the user are not made for them; the output folder itself is.
 TEST_F(CliOutputs, MissingFoldersOfExplicitPathsAreRefused) {
   expect_refused_first(wave2d(small_run({"--save-npy", "a/b.npy"})),
@@ -423,6 +440,19 @@ TEST_F(CliResume, ACheckpointThatIsNotFiniteIsRefused) {
                          "can go on from a state that is not finite");
     EXPECT_EQ(work_contents(), before);
   }
+}
+
+// A checkpoint named as the run's frames are would be replaced by a frame.
+TEST_F(CliResume, ACheckpointNamedAsTheFramesAreIsRefused) {
+  if (!can_write_png) GTEST_SKIP() << without_libpng;
+  fs::create_directory(work() / "o");
+  fs::copy_file(work() / "ck", work() / "o" / "double-slit-small.20.png");
+  auto const before = work_contents();
+  expect_refused_first(
+      wave2d(resume_run("30", {"--frames-every", "10", "--resume", "o/double-slit-small.20.png"})),
+      "the checkpoint resumed, 'o/double-slit-small.20.png', is named as the frames are");
+  EXPECT_EQ(work_contents(), before);
+  EXPECT_EQ(read_file(work() / "o" / "double-slit-small.20.png"), read_file(work() / "ck"));
 }
 
 // Checkpoints damaged in their metadata (HDF5's superblock and root object header): a

@@ -208,7 +208,8 @@ std::optional<std::int64_t> frame_step(RunFiles const& files, fs::path const& pa
 }
 
 // The folder holds no file ffmpeg's glob would take for a frame, other than the run's:
-// it would be in the video.
+// it would be in the video. Of the run's, each that is there can be replaced (not a folder
+// nor a FIFO: found now, not after the steps).
 void check_no_stray_frames(RunFiles const& files) {
   if (!files.images || !files.frames) return;
   std::error_code error;
@@ -220,6 +221,9 @@ void check_no_stray_frames(RunFiles const& files) {
                         "' is named as the run's frames are, but is not one: ffmpeg would put it "
                         "in the video (remove it, or write to another " +
                         files.images_label + ")");
+    }
+    if (step && !fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
+      probe_output(entry->path());
     }
   }
 }
@@ -277,6 +281,10 @@ void check_distinct(RunFiles const& files) {
     if (frame_step(files, input)) {
       throw OutputError("the input '" + input.string() + "' is named as the frames are");
     }
+  }
+  if (files.resume && frame_step(files, *files.resume)) {
+    throw OutputError("the checkpoint resumed, '" + files.resume->string() +
+                      "', is named as the frames are");
   }
   // No file is a folder the run writes in, or one above it: those must be folders.
   std::vector<std::pair<fs::path, std::string>> folders;

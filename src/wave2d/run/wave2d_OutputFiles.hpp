@@ -90,9 +90,10 @@ struct RunFiles {
 // Throws OutputError unless every output can be written when the run has its results:
 // no two outputs are one file (links, "..", hard links seen through), the NPY file is not
 // the pictures' folder, no output overwrites an input (the checkpoint may be the one
-// resumed) nor is named as the frames are, the pictures' folder holds no file of the
-// frames' pattern that is not one of the run's frames (ffmpeg would put it in the video),
-// and each file passes probe_output(). The pictures' and the receivers' folders may be
+// resumed) nor is named as the frames are, nor is an input or the checkpoint resumed, the
+// pictures' folder holds no file of the frames' pattern that is not one of the run's frames
+// (ffmpeg would put it in the video), and each file, each of the run's frames already there
+// included, passes probe_output(). The pictures' and the receivers' folders may be
 // missing, to be made by the run, if probe_new_folder() finds they can be. Every other
 // output's folder must exist.
 void check_outputs(RunFiles const& files);

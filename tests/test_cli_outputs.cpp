@@ -153,6 +153,15 @@ TEST_F(CliOutputs, AFrameThatCannotBeReplacedIsRefusedBeforeTheRun) {
   EXPECT_EQ(work_contents(), before);
 }
 
+// Control characters in what an error quotes are escaped: the error stays one line.
+TEST_F(CliOutputs, AnErrorQuotingALineBreakIsOneLine) {
+  expect_refused_first(wave2d(small_run({"--save-npy", "no\nfolder/a.npy"})),
+                       "cannot write 'no\\nfolder/a.npy': the folder 'no\\nfolder' does not exist");
+  expect_refused_first(wave2d({"run", "--scene", "no\nsuch\x1b[1m"}),
+                       "unknown scene 'no\\nsuch\\x1b[1m': neither a built-in scene "
+                       "(double-slit, double-slit-small, point-source, slit) nor a scene file");
+}
+
 // Folders named by the user are not made for them; the output folder itself is.
 TEST_F(CliOutputs, MissingFoldersOfExplicitPathsAreRefused) {
   expect_refused_first(wave2d(small_run({"--save-npy", "a/b.npy"})),

@@ -235,10 +235,35 @@ int launched_ranks() { return launched("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1); }
 
 void report_errors(bool here) { error_reporter = here; }
 
+namespace {
+
+// `text` with its control characters as escapes (\n, \x1b): a path or scene name that holds
+// a line break still makes one line.
+std::string one_line(std::string_view text) {
+  std::string line;
+  for (char const c : text) {
+    auto const code = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else if (code < 0x20 || code == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", code);
+      line += escaped;
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
 void report_error(std::string const& message) {
   if (!error_reporter || error_reported) return;
   // One write: mpirun's banner, written beside it, cannot cut it in two.
-  std::string const line = "wave2d: error: " + message + "\n";
+  std::string const line = "wave2d: error: " + one_line(message) + "\n";
   std::fflush(stderr);
   if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
     // nowhere left to say it

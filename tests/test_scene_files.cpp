@@ -430,6 +430,9 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
        "1: gird: unknown key (expected one of: name, base, grid, time, medium, damping, walls, "
        "sources, receivers)"},
       {"name = 5\n", "1: name: expected a string, got an integer"},
+      {"base = \"double-slit-small\\u0000xx\"\n", "1: base: holds a NUL character (\\u0000)"},
+      {"[[walls]]\nmask = \"small.pgm\\u0000x\"\n",
+       "2: walls[0].mask: holds a NUL character (\\u0000)"},
       {"[grid]\nnx = 0\nny = 30\n", "2: grid.nx: must be positive, got 0"},
       {"[grid]\nnx = 40\nny = -3\n", "3: grid.ny: must be positive, got -3"},
       {"[grid]\nnx = 3000000000\nny = 3\n",

@@ -115,7 +115,10 @@ class Table {
       return float(value);
     } else if constexpr (std::is_same_v<T, std::string>) {
       if (!node->is_string()) wrong_type(key, "a string");
-      return node->as_string()->get();
+      std::string const& text = node->as_string()->get();
+      // TOML allows \u0000; names and paths end at it.
+      if (text.find('\0') != std::string::npos) fail(key, "holds a NUL character (\\u0000)");
+      return text;
     } else if constexpr (std::is_same_v<T, Table>) {
       if (!node->is_table()) wrong_type(key, "a table");
       return Table(*file_, *node->as_table(), node, key_path(key));
@@ -463,8 +466,9 @@ class SceneFileReader {
     entries.insert(entries.end(), regions.begin(), regions.end());
     for (auto const& entry : entries) {
       if (entry.has("mask")) {
+        auto const path = mask_path(entry);
         try {
-          return read_mask_size(mask_path(entry));
+          return read_mask_size(path);
         } catch (SceneError const& e) {
           entry.fail("mask", e.what());
         }

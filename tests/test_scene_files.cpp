@@ -430,6 +430,8 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
        "1: gird: unknown key (expected one of: name, base, grid, time, medium, damping, walls, "
        "sources, receivers)"},
       {"name = 5\n", "1: name: expected a string, got an integer"},
+      {"base = \"double-slit-small\"\n[[receivers]]\nx = 1\ny = 1\nname = \"\"\n",
+       "5: receivers[0].name: must be 1 to 64 ASCII letters, digits, '_', '-' or '.'"},
       {"base = \"double-slit-small\\u0000xx\"\n", "1: base: holds a NUL character (\\u0000)"},
       {"[[walls]]\nmask = \"small.pgm\\u0000x\"\n",
        "2: walls[0].mask: holds a NUL character (\\u0000)"},

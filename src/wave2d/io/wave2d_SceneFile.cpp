@@ -577,9 +577,11 @@ class SceneFileReader {
       Receiver receiver;
       receiver.x = cell_coordinate(entry, "x", scene.nx);
       receiver.y = cell_coordinate(entry, "y", scene.ny);
-      receiver.name = entry.get_or<std::string>("name", "");
+      std::optional<std::string> const given = entry.get<std::string>("name");
+      receiver.name = given.value_or("");
       scene.receivers.push_back(receiver);
-      std::string const name = receiver_name(scene, scene.receivers.size() - 1);
+      // Given, it is the name (an empty one is refused); else receiver_name's r<index>.
+      std::string const name = given ? *given : receiver_name(scene, scene.receivers.size() - 1);
       bool const plain = !name.empty() && name.size() <= max_receiver_name &&
                          std::all_of(name.begin(), name.end(), [](char c) {
                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

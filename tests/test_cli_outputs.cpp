@@ -45,6 +45,7 @@ struct Result {
 struct RunAs {
   std::optional<uid_t> user;  // another user's run (root only)
   std::string path;           // PATH, when not the test's own
+  std::string cache_home;     // XDG_CACHE_HOME, when not the test's own
 };
 
 class CliOutputs : public ::testing::Test {
@@ -80,6 +81,7 @@ class CliOutputs : public ::testing::Test {
       for (int signal_number : {SIGINT, SIGTERM}) std::signal(signal_number, SIG_DFL);
       ::setenv("OMP_PROC_BIND", "false", 1);
       if (!run.path.empty()) ::setenv("PATH", run.path.c_str(), 1);
+      if (!run.cache_home.empty()) ::setenv("XDG_CACHE_HOME", run.cache_home.c_str(), 1);
       if (run.user &&
           (::setgroups(0, nullptr) != 0 || ::setgid(*run.user) != 0 || ::setuid(*run.user) != 0)) {
         ::_exit(126);
@@ -160,6 +162,19 @@ TEST_F(CliOutputs, AnErrorQuotingALineBreakIsOneLine) {
   expect_refused_first(wave2d({"run", "--scene", "no\nsuch\x1b[1m"}),
                        "unknown scene 'no\\nsuch\\x1b[1m': neither a built-in scene "
                        "(double-slit, double-slit-small, point-source, slit) nor a scene file");
+}
+
+// A plan the cache cannot keep says so once, though the run's check tries to keep it again.
+TEST_F(CliOutputs, APlanThatCannotBeKeptSaysSoOnce) {
+  write_text(work() / "cache", "a file, not a folder");
+  Result const result = wave2d(
+      {"run", "--scene", "double-slit-small", "--steps", "4", "--plan", "measure", "--output", "o"},
+      {.cache_home = (work() / "cache").string()});
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::string const note = "wave2d: note: the plan is not kept: cannot make ";
+  auto const first = result.err.find(note);
+  EXPECT_TRUE(first != std::string::npos && result.err.find(note, first + 1) == std::string::npos)
+      << result.err;
 }
 
 // Folders named by the user are not made for them; the output folder itself is.

@@ -354,6 +354,7 @@ TEST(PlanCache, AnUnreadableOrCorruptEntryIsIgnoredWithANote) {
         "wave2d plan 1\nkey " + some_key().text() + "\nbackend a b\nrate x nan\n",
         "wave2d plan 1\nkey " + some_key().text() + "\nbackend ../../etc\n",
         "wave2d plan 1\nkey " + some_key().text() + "\nbackend x\nwhat is this\n",
+        "wave2d plan 1\nkey " + some_key().text() + "\nbackend kokkos-tiled\nbackend reference\n",
         std::string(100000, 'x')}) {
     std::ofstream(entry, std::ios::trunc) << text;
     notes.clear();

@@ -106,8 +106,7 @@ void print_setup(Run<ExecutionSpace> const& run, Request const& request,
   print_line("backend", checked.experiment.backend);
   print_line("space", space_description(space));
   if (!run.layout().empty()) print_line("ranks", run.layout());
-  if (Plan const* plan = run.plan()) {
-    for (auto const& note : plan->notes) std::cerr << "wave2d: note: " << note << "\n";
+  if (Plan const* plan = run.plan()) {  // its notes: the run's listener
     print_line("plan", plan->summary());
     if (!plan->ranking.empty()) {
       print_line(plan->from_cache ? "cached trial" : "trial", plan->ranking_text());

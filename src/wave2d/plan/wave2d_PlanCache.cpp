@@ -107,6 +107,7 @@ std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey co
     std::string word;
     fields >> word;
     if (word == "backend") {
+      if (!plan.backend.empty()) return ignored("two backend lines");
       fields >> plan.backend;
     } else if (word == "rate") {
       BackendRate rate;

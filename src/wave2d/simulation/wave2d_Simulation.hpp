@@ -379,9 +379,13 @@ class Simulation {
       stepper_ = std::move(check_->other);
     }
     std::filesystem::path const& folder = check_->cache_directory;
+    std::vector<std::string> notes;  // the plan's own already say why a cache cannot keep it
     if (!folder.empty() && plan.mode != PlanMode::estimate &&
-        write_cached_plan(folder, plan.key, {plan.backend, plan.ranking}, plan.notes)) {
+        write_cached_plan(folder, plan.key, {plan.backend, plan.ranking}, notes)) {
       plan.cache_file = plan_cache_file(folder, plan.key);
+    }
+    for (auto& note : notes) {
+      if (std::ranges::find(plan.notes, note) == plan.notes.end()) plan.notes.push_back(note);
     }
   }
 

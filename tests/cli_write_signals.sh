@@ -1,8 +1,9 @@
 #!/bin/sh
 # Writes that the system ends with a signal by default: past a file-size limit (ulimit -f,
 # SIGXFSZ) each output fails with one line of error and status 1, leaving the earlier file and
-# no temporary; with the program's stdout a pipe whose reader is gone (SIGPIPE) the run still
-# writes every output and exits 0.
+# no temporary, and so does the last checkpoint of a run stopped by SIGTERM, which then ends
+# by the signal; with the program's stdout a pipe whose reader is gone (SIGPIPE) the run
+# still writes every output and exits 0.
 #   cli_write_signals.sh CLI WORK
 set -u
 cli=$1
@@ -37,6 +38,30 @@ for output in "--save-npy out/a.npy" "--save-h5 out/a.h5" "--checkpoint-every 4 
     cmp -s out/$kept earlier || fail "$output past the file-size limit changed out/$kept"
   done
 done
+
+# SIGTERM while stepping (a background job ignores SIGINT): the last checkpoint is past the
+# limit. Sent once the progress shows the run stepping (before, it ends the process at once);
+# unsent, the run ends in about two minutes.
+sh -c 'ulimit -f 128 && exec "$@"' sh "$cli" run --scene double-slit-small --steps 200000 \
+  --backend reference --output out --checkpoint-every 10000000 out/a.ck --progress lines \
+  --progress-every 0.05 > stdout.txt 2> stderr.txt &
+pid=$!
+for _ in $(seq 100); do
+  grep -q "step" stderr.txt && break
+  sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+status=$?
+errors=$(grep -c '^wave2d: error: ' stderr.txt)
+if [ "$status" -ne 143 ] || [ "$errors" -ne 1 ] ||
+  ! grep -q "^wave2d: error: cannot write 'out/a\.ck': .*too large" stderr.txt; then
+  fail "SIGTERM with the last checkpoint past the file-size limit: status $status, stderr:"
+  cat stderr.txt
+fi
+leftover=$(ls -A out | grep -v -x -e a.npy -e a.h5 -e a.ck -e double-slit-small.png)
+[ -z "$leftover" ] || fail "SIGTERM with the last checkpoint past the limit left: $leftover"
+cmp -s out/a.ck earlier || fail "SIGTERM with the last checkpoint past the limit changed out/a.ck"
 
 # The reader of stdout is gone before the first line.
 rm -rf out

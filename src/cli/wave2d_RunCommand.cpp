@@ -147,12 +147,22 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
   };
   RunResult result;
   try {
-    result = run.execute(listener);
-  } catch (NotFinite const& e) {
-    throw std::runtime_error(std::string(e.what()) +
-                             (run.checked().experiment.keep_last_finite
-                                  ? ""
-                                  : " (--keep-last-finite writes the last finite state)"));
+    try {
+      result = run.execute(listener);
+    } catch (NotFinite const& e) {
+      throw std::runtime_error(std::string(e.what()) +
+                               (run.checked().experiment.keep_last_finite
+                                    ? ""
+                                    : " (--keep-last-finite writes the last finite state)"));
+    }
+  } catch (std::exception const& e) {
+    // Said before a signal held back meanwhile ends the process (a last checkpoint that
+    // could not be written, say).
+    if (signals.pending() != 0) {
+      report_error(e.what());
+      signals.end_by_pending_signal();
+    }
+    throw;
   }
   progress.reset();
   if (result.stopped) {

@@ -51,6 +51,22 @@ TEST(ProbeOutput, LetsAWritableFileThroughAndLeavesNothing) {
   EXPECT_EQ(probe("/dev/null"), "");  // written through, never replaced
 }
 
+// In a session without a terminal /dev/tty cannot be opened: found as the write finds it.
+TEST(ProbeOutput, RefusesADeviceThatCannotBeOpened) {
+  pid_t const pid = ::fork();
+  if (pid == 0) {
+    ::setsid();  // no controlling terminal
+    std::string const probed = probe("/dev/tty");
+    std::string const written = write("/dev/tty");
+    ::_exit(!probed.empty() && probed == written && probed.starts_with("cannot write '/dev/tty': ")
+                ? 0
+                : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(ProbeOutput, SaysAnEmptyPathIsEmpty) {
   EXPECT_EQ(probe(""), "cannot write '': the path is empty");
 }
@@ -179,9 +195,8 @@ TEST(ProbeNewFolder, FindsWhetherAFolderCanBeMadeAndLeavesNothing) {
   EXPECT_EQ(probe_folder(fs::path(folder) += "/"), "");
   EXPECT_TRUE(directory.contents().empty());
   fs::path const deeper = directory.path() / "a" / "b";
-  EXPECT_EQ(probe_folder(deeper), "cannot make the folder '" + deeper.string() +
-                                      "': the folder '" + (directory.path() / "a").string() +
-                                      "' does not exist");
+  EXPECT_EQ(probe_folder(deeper), "cannot make the folder '" + deeper.string() + "': the folder '" +
+                                      (directory.path() / "a").string() + "' does not exist");
   fs::path const long_name = directory.path() / std::string(256, 'n');
   EXPECT_TRUE(contains(probe_folder(long_name), "is longer than the 255 bytes a name may have"))
       << probe_folder(long_name);

@@ -278,7 +278,13 @@ fs::path temporary_path(fs::path const& target) {
 void probe_output(fs::path const& path) {
   if (path.empty()) fail(path, "the path is empty");
   OutputTarget const target = output_target(path);
-  if (target.write_through) return;
+  if (target.write_through) {
+    // A device is opened as the write will (/dev/tty without a terminal cannot be).
+    int const fd = ::open(target.path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) fail(path, describe_errno());
+    ::close(fd);
+    return;
+  }
   if (!target.path.has_filename()) fail(path, "it is a directory");
   fs::path const folder = target.path.has_parent_path() ? target.path.parent_path() : ".";
   std::error_code error;

@@ -171,7 +171,8 @@ std::string file_stem(std::string_view name) {
   std::string stem;
   for (char c : name) {
     auto const byte = static_cast<unsigned char>(c);
-    bool const safe = byte >= 0x80 || std::isalnum(byte) || c == '-' || c == '_' || c == '.';
+    bool const safe =
+        byte >= 0x80 || std::isalnum(byte) || c == '-' || c == '_' || (c == '.' && !stem.empty());
     stem += safe ? c : '_';
   }
   return stem;

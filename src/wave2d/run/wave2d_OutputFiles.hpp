@@ -63,8 +63,9 @@ struct FrameSteps {
 };
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'
-// become '_', so that it can name no other directory nor be read as a pattern; other
-// bytes (UTF-8) stay, so that names in other scripts stay distinct.
+// become '_', and so does a leading '.', so that it can name no other directory, no hidden
+// file, nor be read as a pattern; other bytes (UTF-8) stay, so that names in other scripts
+// stay distinct.
 std::string file_stem(std::string_view name);
 
 // A file a run writes, and how messages name it (Experiment's outputs' labels).

@@ -97,6 +97,24 @@ Refusal scene_refusal(Read const& read) {
   return {message, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
+// A PNG whose IHDR says 20000 x 20000 pixels in 45 bytes: refused before libpng decodes it
+// (it took the 400 MB of its rows first).
+TEST(MaskImageSize, APngTooShortForItsSizeIsRefusedBeforeItIsDecoded) {
+  if (!has_libpng) GTEST_SKIP() << "built without libpng: no PNG masks";
+  TemporaryDirectory directory;
+  fs::path const file = directory.path() / "huge.png";
+  // The signature, an IHDR of 20000 x 20000 8-bit gray (0x4e20 each way) and its CRC, an IEND.
+  write_text(file, std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x4e\x20\0\0\x4e\x20\x08\0\0\0\0"
+                               "\x00\x00\x00\x00\0\0\0\0IEND\xae\x42\x60\x82",
+                               45));
+  EXPECT_EQ(read_mask_size(file).width, 20000);
+  Refusal const refused = scene_refusal([&] { read_mask_image(file); });
+  EXPECT_EQ(refused.message, file.string() +
+                                 ": the file has 45 bytes, fewer than the 48468 any PNG of "
+                                 "20000 x 20000 pixels takes");
+  EXPECT_LT(refused.seconds, 0.5);
+}
+
 // Masks: the header first, then the file's size against what an image of that size may
 // take, before the rest is read.
 TEST(MaskImageSize, A20GBFileIsRefusedBeforeItIsRead) {

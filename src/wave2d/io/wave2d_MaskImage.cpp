@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -297,6 +298,21 @@ void check_file_size(std::filesystem::path const& path, MaskImage const& size,
   }
 }
 
+// No deflate stream packs more than 1032 bytes into one: a PNG too short for its pixels even
+// so (a row takes at least a filter byte and a bit a pixel) is refused before libpng takes
+// the memory of its rows.
+void check_png_length(std::filesystem::path const& path, MaskImage const& size,
+                      std::uint64_t file_size) {
+  double const least_raw = double(size.height) * (1.0 + std::ceil(double(size.width) / 8.0));
+  double const least = std::floor(least_raw / 1032.0);
+  if (double(file_size) < least) {
+    fail(path, "the file has " + std::to_string(file_size) + " bytes, fewer than the " +
+                   std::to_string(std::uint64_t(least)) + " any PNG of " +
+                   std::to_string(size.width) + " x " + std::to_string(size.height) +
+                   " pixels takes");
+  }
+}
+
 // The header first, from the file's first header_bytes; the rest only when the file's
 // size is one the image may have, and fits in memory. With `pixels` false, the size alone.
 MaskImage read_mask(std::filesystem::path const& path, bool pixels) {
@@ -336,6 +352,7 @@ MaskImage read_mask(std::filesystem::path const& path, bool pixels) {
     check_binary_pgm_size(path, bytes, complete, *pgm, file->size());
   } else {
     check_file_size(path, size, file->size());
+    if (!pgm) check_png_length(path, size, file->size());
   }
   detail::check_host_memory(path, "the image file", double(file->size()));
   std::size_t const start = bytes.size();

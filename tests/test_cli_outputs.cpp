@@ -219,6 +219,20 @@ TEST_F(CliOutputs, AnHdf5FileWithAColonInItsNameIsRefusedBeforeTheRun) {
   EXPECT_TRUE(work_contents().empty());
 }
 
+// The same run a few seconds later writes the same HDF5 file and checkpoint, byte for byte:
+// no object records when it was made.
+TEST_F(CliOutputs, TheSameRunWritesTheSameHdf5Bytes) {
+  if (!can_use_hdf5 || !can_checkpoint) GTEST_SKIP() << no_hdf5_reason;
+  for (std::string const run : {"a", "b"}) {
+    if (run == "b") std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    Result const result = wave2d(small_run(
+        {"--frames-every", "2", "--save-h5", run + ".h5", "--checkpoint-every", "2", run + ".ck"}));
+    ASSERT_EQ(result.status, 0) << result.err;
+  }
+  EXPECT_TRUE(read_file(work() / "a.h5") == read_file(work() / "b.h5"));
+  EXPECT_TRUE(read_file(work() / "a.ck") == read_file(work() / "b.ck"));
+}
+
 // An HDF5 file is written at offsets and renamed: a device for one is refused before the
 // run, as every other refusal is (status 2).
 TEST_F(CliOutputs, ADeviceForAnHdf5FileIsRefusedBeforeTheRun) {

@@ -70,6 +70,12 @@ void check(herr_t status, std::string const& doing) {
   if (status < 0) throw std::runtime_error(doing + ": " + hdf5_error());
 }
 
+Hdf5Handle creation_properties(hid_t kind) {
+  Hdf5Handle properties(H5Pcreate(kind), H5Pclose, "creation properties");
+  check(H5Pset_obj_track_times(properties.get(), false), "creation properties");
+  return properties;
+}
+
 QuietHdf5Errors::QuietHdf5Errors() {
   H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -250,7 +256,8 @@ TemporaryHdf5File::TemporaryHdf5File(std::filesystem::path const& path, Processe
       check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file format");
       use_recording_driver(access.get());
       take_refused_open();
-      hid_t const id = H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get());
+      Hdf5Handle const create = creation_properties(H5P_FILE_CREATE);
+      hid_t const id = H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, create.get(), access.get());
       if (id < 0) {
         int const refused = take_refused_open();
         throw OutputError("cannot write '" + path.string() +

@@ -57,7 +57,7 @@ using detail::Hdf5Handle;
 // The fields and the trace: chunks of at most 512 x 512 values (1 MiB), each with HDF5's
 // Fletcher-32 checksum.
 Hdf5Handle checksummed_dataset(hid_t file, char const* name, hsize_t rows, hsize_t columns) {
-  Hdf5Handle const create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+  Hdf5Handle const create = detail::creation_properties(H5P_DATASET_CREATE);
   hsize_t const chunk[2] = {std::min<hsize_t>(rows, 512), std::min<hsize_t>(columns, 512)};
   detail::check(H5Pset_chunk(create.get(), 2, chunk), "chunks");
   detail::check(H5Pset_fletcher32(create.get()), "checksums");
@@ -331,7 +331,8 @@ void write_checkpoint(fs::path const& path, CheckpointData const& header, Window
              if (writer) {
                write_header(file.get(), header, processes.size());
                group = Hdf5Handle(
-                   H5Gcreate2(file.get(), "/field", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gcreate2(file.get(), "/field", H5P_DEFAULT,
+                              detail::creation_properties(H5P_GROUP_CREATE).get(), H5P_DEFAULT),
                    H5Gclose, "group field");
              }
              GridRect const rect{block.x0, block.y0, block.nx, block.ny};
@@ -348,7 +349,8 @@ void write_checkpoint(fs::path const& path, CheckpointData const& header, Window
              Hdf5Handle receivers, set;
              if (writer) {
                receivers = Hdf5Handle(
-                   H5Gcreate2(file.get(), "/receivers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gcreate2(file.get(), "/receivers", H5P_DEFAULT,
+                              detail::creation_properties(H5P_GROUP_CREATE).get(), H5P_DEFAULT),
                    H5Gclose, "group receivers");
                set = checksummed_dataset(file.get(), "/receivers/trace",
                                          hsize_t(header.trace_rows()), header.receivers);

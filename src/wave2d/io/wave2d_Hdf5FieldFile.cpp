@@ -157,7 +157,8 @@ struct FieldFile::State {
   }
 
   Hdf5Handle group(char const* name) const {
-    return Hdf5Handle(H5Gcreate2(file->get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+    Hdf5Handle const create = detail::creation_properties(H5P_GROUP_CREATE);
+    return Hdf5Handle(H5Gcreate2(file->get(), name, H5P_DEFAULT, create.get(), H5P_DEFAULT),
                       H5Gclose, std::string("group ") + name);
   }
 
@@ -165,7 +166,7 @@ struct FieldFile::State {
   // its first dimension).
   Hdf5Handle dataset(char const* name, hid_t type, std::vector<hsize_t> const& dims,
                      std::vector<hsize_t> const& chunk = {}) const {
-    Hdf5Handle const create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+    Hdf5Handle const create = detail::creation_properties(H5P_DATASET_CREATE);
     std::vector<hsize_t> maxima;
     if (!chunk.empty()) {
       detail::check(H5Pset_chunk(create.get(), int(chunk.size()), chunk.data()), "chunks");

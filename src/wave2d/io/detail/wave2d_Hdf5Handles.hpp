@@ -50,6 +50,10 @@ class Hdf5Handle {
   Close close_ = nullptr;
 };
 
+// Creation properties (`kind`: H5P_FILE_CREATE, H5P_GROUP_CREATE or H5P_DATASET_CREATE) that
+// record no times in the objects' headers: the same results make the same bytes.
+Hdf5Handle creation_properties(hid_t kind);
+
 // HDF5's innermost error message, the most specific, as one line.
 std::string hdf5_error();
 // Throws std::runtime_error("<doing>: <HDF5's message>") for a negative status.

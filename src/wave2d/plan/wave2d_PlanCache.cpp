@@ -118,9 +118,8 @@ std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey co
       if (plan.ranking.size() == max_cached_rates) {
         return ignored("more rates than a space has backends");
       }
-      if (std::ranges::any_of(plan.ranking, [&](BackendRate const& r) {
-            return r.backend == rate.backend;
-          })) {
+      if (std::ranges::any_of(plan.ranking,
+                              [&](BackendRate const& r) { return r.backend == rate.backend; })) {
         return ignored("a backend rated twice");
       }
       plan.ranking.push_back(rate);

@@ -473,6 +473,21 @@ TEST_F(Cli, SceneFileNamedLikeABuiltinSceneSaysSo) {
   EXPECT_FALSE(contains(builtin.err, "note: the scene file is named")) << builtin.err;
 }
 
+// A file here named as a built-in scene does not run in its place, and the note says how
+// it would.
+TEST_F(Cli, AFileNamedAsABuiltinSceneIsNoted) {
+  Result const alone = wave2d("run --scene double-slit-small --steps 2 --output o");
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  EXPECT_FALSE(contains(alone.err, "is a built-in scene")) << alone.err;
+  write_text(work() / "double-slit-small", "not a scene");
+  Result const beside = wave2d("run --scene double-slit-small --steps 2 --output o");
+  ASSERT_EQ(beside.status, 0) << beside.err;
+  EXPECT_TRUE(contains(beside.err,
+                       "wave2d: note: 'double-slit-small' is a built-in scene, and runs as one; "
+                       "'./double-slit-small' runs the file of that name here"))
+      << beside.err;
+}
+
 TEST_F(Cli, ReceiversAreWrittenAsNpyCsvAndAPlot) {
   if (!has_scene_files) GTEST_SKIP() << without_toml;
   Scene const scene = load_scene_file(inputs() / "receivers.toml");

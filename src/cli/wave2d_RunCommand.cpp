@@ -43,6 +43,7 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   std::string const name = loaded.scene.name;
   request.scene_label =
       name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";
+  bool const loaded_builtin = loaded.files.empty();
   bool const file_named_as_builtin =
       !loaded.files.empty() &&
       std::ranges::any_of(builtin_scenes(), [&](auto const& info) { return info.name == name; });
@@ -84,6 +85,13 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
         Checkpoints{options.checkpoint_file, *options.checkpoint_every, "--checkpoint-every"});
   }
   if (options.resume_file) e.resume = *options.resume_file;
+  std::error_code no_file;
+  if (loaded_builtin &&
+      std::filesystem::exists(std::filesystem::symlink_status(options.scene, no_file))) {
+    request.notes.insert(request.notes.begin(),
+                         "'" + options.scene + "' is a built-in scene, and runs as one; './" +
+                             options.scene + "' runs the file of that name here");
+  }
   if (file_named_as_builtin) {
     request.notes.insert(
         request.notes.begin(),

@@ -18,6 +18,21 @@ fail() {
   echo "FAILED: $*"
   failed=1
 }
+# past_the_limit WHAT STATUS: the run exited with STATUS, its stderr one error line (besides
+# progress lines) that names out/a.* as too large, no temporary left, the earlier files kept.
+past_the_limit() {
+  status=$?
+  if [ "$status" -ne "$2" ] || [ "$(grep -v -c '^wave2d: step ' stderr.txt)" -ne 1 ] ||
+    ! grep -q "^wave2d: error: cannot write 'out/a\.[a-z0-9]*': .*too large" stderr.txt; then
+    fail "$1 past the file-size limit: status $status, stderr:"
+    cat stderr.txt
+  fi
+  leftover=$(ls -A out | grep -v -x -e a.npy -e a.h5 -e a.ck -e double-slit-small.png)
+  [ -z "$leftover" ] || fail "$1 past the file-size limit left: $leftover"
+  for kept in a.npy a.h5 a.ck; do
+    cmp -s out/$kept earlier || fail "$1 past the file-size limit changed out/$kept"
+  done
+}
 
 echo earlier > out/a.npy
 echo earlier > out/a.h5
@@ -35,17 +50,7 @@ for output in $outputs; do
   # shellcheck disable=SC2086
   sh -c 'ulimit -f 128 && exec "$@"' sh "$cli" run --scene double-slit-small --steps 4 \
     --backend reference --output out $output > stdout.txt 2> stderr.txt
-  status=$?
-  if [ "$status" -ne 1 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
-    ! grep -q "^wave2d: error: cannot write 'out/a\.[a-z0-9]*': .*too large" stderr.txt; then
-    fail "$output past the file-size limit: status $status, stderr:"
-    cat stderr.txt
-  fi
-  leftover=$(ls -A out | grep -v -x -e a.npy -e a.h5 -e a.ck -e double-slit-small.png)
-  [ -z "$leftover" ] || fail "$output past the file-size limit left: $leftover"
-  for kept in a.npy a.h5 a.ck; do
-    cmp -s out/$kept earlier || fail "$output past the file-size limit changed out/$kept"
-  done
+  past_the_limit "$output" 1
 done
 
 unset IFS
@@ -64,16 +69,7 @@ for _ in $(seq 100); do
 done
 kill -TERM $pid
 wait $pid
-status=$?
-errors=$(grep -c '^wave2d: error: ' stderr.txt)
-if [ "$status" -ne 143 ] || [ "$errors" -ne 1 ] ||
-  ! grep -q "^wave2d: error: cannot write 'out/a\.ck': .*too large" stderr.txt; then
-  fail "SIGTERM with the last checkpoint past the file-size limit: status $status, stderr:"
-  cat stderr.txt
-fi
-leftover=$(ls -A out | grep -v -x -e a.npy -e a.h5 -e a.ck -e double-slit-small.png)
-[ -z "$leftover" ] || fail "SIGTERM with the last checkpoint past the limit left: $leftover"
-cmp -s out/a.ck earlier || fail "SIGTERM with the last checkpoint past the limit changed out/a.ck"
+past_the_limit "the last checkpoint of a run stopped by SIGTERM" 143
 else
   echo "not run: a stopped run's last checkpoint past the limit (this build has no checkpoints)"
 fi

@@ -51,7 +51,7 @@ TEST(ProbeOutput, LetsAWritableFileThroughAndLeavesNothing) {
   EXPECT_EQ(probe("/dev/null"), "");  // written through, never replaced
 }
 
-// In a session without a terminal /dev/tty cannot be opened: found as the write finds it.
+// A process with no controlling terminal cannot open /dev/tty: found as the write finds it.
 TEST(ProbeOutput, RefusesADeviceThatCannotBeOpened) {
   pid_t const pid = ::fork();
   if (pid == 0) {

@@ -162,13 +162,12 @@ CheckpointData read_header(hid_t file, Refuse const& refuse) {
   return data;
 }
 
-// Every chunk of a field or the trace as written: stored, under its Fletcher-32 checksum and
-// of its size. HDF5 reads a chunk that its index does not list as fill values, and one whose
-// index entry says it skipped the filter without its checksum: a damaged index would give
+// Every chunk of `rect` of a field or the trace as written: stored, under its Fletcher-32
+// checksum and of its size. HDF5 reads a chunk that its index does not list as fill values, and one
+// whose index entry says it skipped the filter without its checksum: a damaged index would give
 // values that no checksum covers.
-void check_chunks(hid_t set, char const* name, std::int64_t rows, std::int64_t columns,
-                  Refuse const& refuse) {
-  if (rows == 0 || columns == 0) return;
+void check_chunks(hid_t set, char const* name, GridRect rect, Refuse const& refuse) {
+  if (rect.cells() == 0) return;
   auto const corrupted = [&](std::string const& what) {
     return refuse(std::string("is corrupted: ") + name + " " + what);
   };
@@ -184,8 +183,10 @@ void check_chunks(hid_t set, char const* name, std::int64_t rows, std::int64_t c
     throw corrupted("is not stored in chunks under checksums");
   }
   hsize_t const stored_size = chunk[0] * chunk[1] * sizeof(float) + 4;  // the values, the sum
-  for (hsize_t row = 0; row < hsize_t(rows); row += chunk[0]) {
-    for (hsize_t column = 0; column < hsize_t(columns); column += chunk[1]) {
+  auto const first = [](std::int64_t start, hsize_t size) { return hsize_t(start) / size * size; };
+  for (hsize_t row = first(rect.y0, chunk[0]); row < hsize_t(rect.y0 + rect.ny); row += chunk[0]) {
+    for (hsize_t column = first(rect.x0, chunk[1]); column < hsize_t(rect.x0 + rect.nx);
+         column += chunk[1]) {
       hsize_t const offset[2] = {row, column};
       unsigned skipped = 0;
       haddr_t address = HADDR_UNDEF;
@@ -241,10 +242,11 @@ struct OpenCheckpoint {
   }
 };
 
-// Reads `rect` of a field, or the whole trace, into `values`. A checksum that does not
-// match is HDF5's read error.
+// Reads `rect` of a field, or the whole trace, into `values`, its chunks checked first. A
+// checksum that does not match is HDF5's read error.
 void read_values(hid_t set, GridRect rect, std::vector<float>& values, Refuse const& refuse,
                  char const* name) {
+  refusing_errors(refuse, [&] { check_chunks(set, name, rect, refuse); });
   values.resize(std::size_t(rect.cells()));
   try {
     detail::read_grid_block(set, {}, rect, values.data());
@@ -288,11 +290,6 @@ CheckpointData read_region(fs::path const& path, Window const& region, Processes
   });
   processes.agree([&] {
     detail::QuietHdf5Errors const quiet;
-    refusing_errors(refuse, [&] {
-      check_chunks(previous.get(), "/field/previous", data.ny, data.nx, refuse);
-      check_chunks(current.get(), "/field/current", data.ny, data.nx, refuse);
-      if (trace) check_chunks(trace.get(), "/receivers/trace", rows, data.receivers, refuse);
-    });
     GridRect const rect{cells.x0, cells.y0, cells.nx, cells.ny};
     read_values(previous.get(), rect, data.previous, refuse, "/field/previous");
     read_values(current.get(), rect, data.current, refuse, "/field/current");

@@ -147,6 +147,32 @@ TEST(AtomicWriting, AFailingWriterLeavesNoTemporaryAndKeepsTheOldFile) {
   EXPECT_EQ(directory.contents(), std::vector<std::string>{"result.bin"});
 }
 
+TEST(AtomicWriting, ASetIsReplacedWholeOrNotAtAll) {
+  TemporaryDirectory directory;
+  auto const a = directory.path() / "run.a";
+  auto const b = directory.path() / "run.b";
+  write_text(a, "earlier a");
+  write_text(b, "earlier b");
+  auto const text = [](std::string what) { return [what](std::ostream& out) { out << what; }; };
+  std::vector<StreamFile> files{{a, text("new a")},
+                                {b, [](std::ostream& out) {
+                                   out << "half of b";
+                                   throw OutputError("cannot write 'run.b': no room");
+                                 }}};
+  EXPECT_THROW(write_streams_atomically(files), OutputError);
+  EXPECT_EQ(read_file(a), "earlier a");  // the first was written, but never took its name
+  EXPECT_EQ(read_file(b), "earlier b");
+  EXPECT_EQ(directory.contents(), (std::vector<std::string>{"run.a", "run.b"}));
+
+  files[1].write = text("new b");
+  files.push_back({directory.path() / "run.c", text("new c")});
+  write_streams_atomically(files);
+  EXPECT_EQ(read_file(a), "new a");
+  EXPECT_EQ(read_file(b), "new b");
+  EXPECT_EQ(read_file(directory.path() / "run.c"), "new c");
+  EXPECT_EQ(directory.contents(), (std::vector<std::string>{"run.a", "run.b", "run.c"}));
+}
+
 TEST(AtomicWriting, WritesBesideTheFileThenReplacesIt) {
   TemporaryDirectory directory;
   auto const path = directory.path() / "result.bin";

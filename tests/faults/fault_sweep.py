@@ -9,7 +9,8 @@ one after it, as a full disk does). Every run must end well:
 - no file partial under a final name: each output is its earlier version (put there first)
   or this run's complete one, the earlier checkpoint included; "wrote X" only for complete X;
   an HDF5 file's XDMF sidecar, where there is one, the one of the file beside it;
-- no temporary left.
+- no temporary left, but for an earlier file that the error line says it keeps aside
+  (whole, under the name it gives).
 
 With --kill the Nth call kills the run instead (SIGKILL: a power cut, the OOM killer). Then
 only the files are checked, as above, but for hidden temporaries, which a kill leaves.
@@ -59,6 +60,7 @@ name = "mic"
 """
 
 HDF5_FILES = ("f.h5", "ck")
+RECEIVER_FILES = (".receivers.npy", ".receivers.csv", ".receivers.png")
 
 
 def program_arguments(args, steps):
@@ -316,15 +318,24 @@ class Sweep:
         for line in errors:
             if not re.fullmatch(r"wave2d: error: (rank \d+: )?cannot write '[^']+': \S.*", line):
                 problems.append(f"an error line cut or unlike the others: {line[:120]}")
-        return problems + self.check_files(out)
+        kept = {os.path.normpath(aside): os.path.normpath(name)
+                for line in errors + python_errors
+                for name, aside in re.findall(r"the earlier '([^']+)' is kept as '([^']+)'", line)}
+        return problems + self.check_files(out, kept)
 
-    def check_files(self, out):
+    def check_files(self, out, kept={}):
         problems = []
         # Files: each the earlier one or this run's complete one; nothing else (after a
         # kill, hidden temporaries too).
         present = self.files(self.run_dir)
         allowed = self.final_names | self.earlier_names
         for name in sorted(present - allowed):
+            if name in kept:  # an earlier file the error says is kept under this name
+                earlier = os.path.join(self.earlier, kept[name])
+                if not (os.path.exists(earlier)
+                        and self.same(kept[name], os.path.join(self.run_dir, name), earlier)):
+                    problems.append(f"{name} is not the earlier {kept[name]}")
+                continue
             if self.args.kill and re.fullmatch(r"\..+\.\d+\.(tmp|new|old)",
                                                os.path.basename(name)):
                 continue
@@ -354,6 +365,15 @@ class Sweep:
                        and self.same(h5, here[0], a) and self.same(sidecar, here[1], b)
                        for a, b in pairs):
                 problems.append(f"{sidecar} does not describe the {h5} beside it")
+        # The receivers' files are written as one set: all earlier or all this run's.
+        for stem in sorted({name[:-len(ext)] for name in present for ext in RECEIVER_FILES
+                            if name.endswith(ext)}):
+            names = [stem + ext for ext in RECEIVER_FILES if stem + ext in present]
+            if not any(all(os.path.exists(os.path.join(d, name))
+                           and self.same(name, os.path.join(self.run_dir, name),
+                                         os.path.join(d, name)) for name in names)
+                       for d in (self.earlier, self.reference)):
+                problems.append(f"{', '.join(names)} are not one run's files")
         for line in out.splitlines():
             if not line.startswith("wrote "):
                 continue

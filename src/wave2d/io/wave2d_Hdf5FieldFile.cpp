@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -35,25 +34,6 @@ namespace {
 
 using detail::GridRect;
 using detail::Hdf5Handle;
-
-// An earlier sidecar moved out of the way: from `path` (its target) to `aside`, a hidden
-// name beside it.
-struct SetAside {
-  fs::path path;
-  fs::path aside;
-};
-
-std::optional<SetAside> set_aside(fs::path const& sidecar) {
-  OutputTarget const earlier = output_target(sidecar);
-  if (earlier.write_through) return std::nullopt;
-  fs::path aside = temporary_path(earlier.path);
-  aside.replace_extension(".old");
-  if (::rename(earlier.path.c_str(), aside.c_str()) != 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw OutputError("cannot write '" + sidecar.string() + "': " + std::strerror(errno));
-  }
-  return SetAside{earlier.path, aside};
-}
 
 // Text as XML character data and attribute values take it.
 std::string xml_escaped(std::string_view text) {
@@ -379,14 +359,14 @@ void FieldFile::commit() {
   // and removed once the file took its name. A sidecar that cannot be written leaves the
   // file as it was; one that cannot take its name leaves the new file alone.
   std::optional<fs::path> sidecar;
-  std::optional<SetAside> earlier;
+  std::optional<detail::SetAside> earlier;
   bool file_renamed = false;
   try {
     s.file->commit([&] {
       std::string const text =
           xdmf_text(path.filename().string(), s.nx, s.ny, s.dx, s.frame_times, s.field_time);
       sidecar = write_temporary(xdmf_path(path), text);
-      earlier = set_aside(xdmf_path(path));
+      earlier = detail::set_aside(xdmf_path(path));
     });
     file_renamed = true;
     s.run([] {},

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -391,21 +392,89 @@ void sync(fs::path const& file, fs::path const& named) {
   ::close(fd);
 }
 
+// Fills `written` (a temporary of `path`, synced, or its target written through) by `write`.
+void fill(fs::path const& path, fs::path const& written, bool through,
+          std::function<void(std::ostream& out)> const& write) {
+  errno = 0;
+  std::ofstream out(written, std::ios::binary | std::ios::trunc);
+  if (!out) fail(path, describe_errno());
+  write(out);
+  out.flush();
+  if (!out) fail(path, describe_errno());
+  out.close();
+  if (!out) fail(path, describe_errno());
+  if (!through) sync(written, path);
+}
+
 }  // namespace
 
 void write_stream_atomically(fs::path const& path,
                              std::function<void(std::ostream& out)> const& write) {
-  write_file_atomically(path, [&](fs::path const& temporary) {
-    errno = 0;
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, describe_errno());
-    write(out);
-    out.flush();
-    if (!out) fail(path, describe_errno());
-    out.close();
-    if (!out) fail(path, describe_errno());
-    if (temporary != path) sync(temporary, path);
-  });
+  StreamFile const file{path, write};
+  write_streams_atomically(std::span(&file, 1));
+}
+
+void write_streams_atomically(std::span<StreamFile const> files) {
+  std::vector<OutputTarget> targets;
+  std::vector<fs::path> temporaries(files.size());  // none for a target written through
+  std::deque<RegisteredTemporary> registered;
+  std::vector<detail::SetAside> earlier;
+  std::vector<std::size_t> renamed;
+  try {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      targets.push_back(output_target(files[i].path));
+      if (targets[i].write_through) continue;
+      temporaries[i] = temporary_path(targets[i].path);
+      registered.emplace_back(temporaries[i]);
+      fill(files[i].path, temporaries[i], false, files[i].write);
+    }
+    // Of a set, the earlier files wait aside while the new ones take their names: no moment
+    // shows files of two runs side by side. One file replaces its predecessor at once.
+    for (std::size_t i = 0; files.size() > 1 && i < files.size(); ++i) {
+      if (auto aside = detail::set_aside(files[i].path)) earlier.push_back(*aside);
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (targets[i].write_through) {
+        fill(files[i].path, targets[i].path, true, files[i].write);
+      } else if (::rename(temporaries[i].c_str(), targets[i].path.c_str()) == 0) {
+        renamed.push_back(i);
+      } else {
+        fail(files[i].path, describe_errno());
+      }
+    }
+  } catch (...) {
+    for (std::size_t i : renamed) ::unlink(targets[i].path.c_str());
+    for (auto const& temporary : temporaries) {
+      if (!temporary.empty()) ::unlink(temporary.c_str());  // renamed: ENOENT
+    }
+    // The earlier files back; one that cannot take its name again stays aside, and is named.
+    std::string kept;
+    for (auto const& file : earlier) {
+      if (::rename(file.aside.c_str(), file.path.c_str()) != 0) {
+        kept +=
+            "; the earlier '" + file.path.string() + "' is kept as '" + file.aside.string() + "'";
+      }
+    }
+    if (kept.empty()) throw;
+    try {
+      throw;
+    } catch (std::exception const& error) {
+      throw OutputError(error.what() + kept);
+    }
+  }
+  for (auto const& file : earlier) ::unlink(file.aside.c_str());
+}
+
+std::optional<detail::SetAside> detail::set_aside(fs::path const& path) {
+  OutputTarget const earlier = output_target(path);
+  if (earlier.write_through) return std::nullopt;
+  fs::path aside = temporary_path(earlier.path);
+  aside.replace_extension(".old");
+  if (::rename(earlier.path.c_str(), aside.c_str()) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    fail(path, describe_errno());
+  }
+  return SetAside{earlier.path, aside};
 }
 
 fs::path write_temporary(fs::path const& path, std::string_view text) {
@@ -579,7 +648,7 @@ void write_npy(fs::path const& path, Window const& block, std::span<float const>
   }
 }
 
-void write_npy(fs::path const& path, std::span<float const> values, std::int64_t rows,
+void write_npy(std::ostream& out, std::span<float const> values, std::int64_t rows,
                std::int64_t columns) {
   static_assert(std::endian::native == std::endian::little);
   if (rows < 0 || columns < 0 || std::uint64_t(rows) * std::uint64_t(columns) != values.size()) {
@@ -587,11 +656,9 @@ void write_npy(fs::path const& path, std::span<float const> values, std::int64_t
                                 " values are not " + std::to_string(rows) + " x " +
                                 std::to_string(columns));
   }
-  write_stream_atomically(path, [&](std::ostream& out) {
-    std::int64_t const shape[] = {rows, columns};
-    out << npy_header(shape);
-    out.write(reinterpret_cast<char const*>(values.data()), std::streamsize(values.size_bytes()));
-  });
+  std::int64_t const shape[] = {rows, columns};
+  out << npy_header(shape);
+  out.write(reinterpret_cast<char const*>(values.data()), std::streamsize(values.size_bytes()));
 }
 
 std::vector<std::uint8_t> render_field(std::span<float const> u,

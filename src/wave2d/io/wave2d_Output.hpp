@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
@@ -89,6 +90,31 @@ class RegisteredTemporary {
 void write_stream_atomically(std::filesystem::path const& path,
                              std::function<void(std::ostream& out)> const& write);
 
+// A file of a set written together, and what fills it.
+struct StreamFile {
+  std::filesystem::path path;
+  std::function<void(std::ostream& out)> write;
+};
+
+// Files that belong together (a trace's .npy, .csv and plot), written as one set: each to
+// its temporary, synced; only when every one is complete are they renamed into place, in
+// order. A failure to write any (a full disk) leaves every target as it was. Renames need
+// no room, so only a failing rename, after the first, leaves some files renamed.
+void write_streams_atomically(std::span<StreamFile const> files);
+
+namespace detail {
+// An earlier file moved out of the way while its successor takes its name: from `path` (its
+// target) to `aside`, a hidden name beside it.
+struct SetAside {
+  std::filesystem::path path;
+  std::filesystem::path aside;
+};
+
+// Moves the target of `path` aside; nothing for one that does not exist or is written
+// through. An OutputError naming `path` when it cannot be moved.
+std::optional<SetAside> set_aside(std::filesystem::path const& path);
+}  // namespace detail
+
 // write_file_atomically in two halves, for a file renamed together with another: `text`
 // under a temporary name beside `path`'s target, synced (its name returned), then renamed
 // there. Each removes the temporary when it fails, with an OutputError naming `path`.
@@ -113,9 +139,9 @@ void write_npy(std::filesystem::path const& path, Window const& block,
                std::span<float const> previous, std::span<float const> current,
                Processes const& processes);
 
-// A rows x columns row-major array as a NumPy .npy file of float32 (a receivers' trace:
-// rows of time, a column per receiver).
-void write_npy(std::filesystem::path const& path, std::span<float const> values, std::int64_t rows,
+// A rows x columns row-major array as the bytes of a NumPy .npy file of float32 (a
+// receivers' trace: rows of time, a column per receiver).
+void write_npy(std::ostream& out, std::span<float const> values, std::int64_t rows,
                std::int64_t columns);
 
 // RGB8 pixels of a field, row y = 0 first: walls black, positive values red, negative

@@ -38,22 +38,36 @@ std::string number(double value, int digits = 9) {
   return text;
 }
 
+void write_csv(std::ostream& out, ReceiverTrace const& trace) {
+  out << "step,time";
+  for (auto const& name : trace.names) out << ',' << name;
+  out << '\n';
+  std::size_t const columns = trace.names.size();
+  for (std::int64_t row = 0; row < trace.rows(); ++row) {
+    out << trace.first_step + row << ',' << number(trace.time(row));
+    for (std::size_t i = 0; i < columns; ++i) {
+      out << ',' << number(trace.values[std::size_t(row) * columns + i]);
+    }
+    out << '\n';
+  }
+}
+
+void plot(std::ostream& file, fs::path const& path, ReceiverTrace const& trace);
+
 }  // namespace
 
-void write_receivers_csv(fs::path const& path, ReceiverTrace const& trace) {
-  write_stream_atomically(path, [&](std::ostream& out) {
-    out << "step,time";
-    for (auto const& name : trace.names) out << ',' << name;
-    out << '\n';
-    std::size_t const columns = trace.names.size();
-    for (std::int64_t row = 0; row < trace.rows(); ++row) {
-      out << trace.first_step + row << ',' << number(trace.time(row));
-      for (std::size_t i = 0; i < columns; ++i) {
-        out << ',' << number(trace.values[std::size_t(row) * columns + i]);
-      }
-      out << '\n';
-    }
-  });
+void write_receiver_files(fs::path const& npy, fs::path const& csv,
+                          std::optional<fs::path> const& plot_path, ReceiverTrace const& trace) {
+  std::vector<StreamFile> files{{npy,
+                                 [&](std::ostream& out) {
+                                   write_npy(out, trace.values, trace.rows(),
+                                             std::int64_t(trace.names.size()));
+                                 }},
+                                {csv, [&](std::ostream& out) { write_csv(out, trace); }}};
+  if (plot_path) {
+    files.push_back({*plot_path, [&](std::ostream& out) { plot(out, *plot_path, trace); }});
+  }
+  write_streams_atomically(files);
 }
 
 bool can_plot_receivers() {
@@ -95,9 +109,7 @@ std::string without_creation_time(std::string const& png) {
   return kept + png.substr(at);
 }
 
-}  // namespace
-
-void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
+void plot(std::ostream& file, fs::path const& path, ReceiverTrace const& trace) {
   std::size_t const columns = trace.names.size();
   std::int64_t const rows = trace.rows();
   float lo = 0.0f;
@@ -113,7 +125,7 @@ void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
   auto const px = [&](double t) { return x0 + (t - t_first) / (t_last - t_first) * (x1 - x0); };
   auto const py = [&](double u) { return y0 + (u - lo) / (double(hi) - lo) * (y1 - y0); };
 
-  write_stream_atomically(path, [&](std::ostream& file) {
+  {
     std::ostringstream out;  // then to the file, without its creation time
     PlotterParams params;
     params.setplparam("BITMAPSIZE", const_cast<char*>("1000x600"));
@@ -184,13 +196,19 @@ void plot_receivers(fs::path const& path, ReceiverTrace const& trace) {
       throw OutputError("cannot write '" + path.string() + "': libplot: " + errors.str());
     }
     file << without_creation_time(out.str());
-  });
+  }
 }
+
+}  // namespace
 #else
-void plot_receivers(fs::path const& path, ReceiverTrace const&) {
+namespace {
+
+void plot(std::ostream&, fs::path const& path, ReceiverTrace const&) {
   throw OutputError("cannot write '" + path.string() +
                     "': built without libplot (install libplot-dev and rebuild)");
 }
+
+}  // namespace
 #endif
 
 }  // namespace wave2d

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,15 +29,16 @@ struct ReceiverTrace {
 // The scene's receivers' names, in the trace's order.
 std::vector<std::string> receiver_names(Scene const& scene);
 
-// "step,time,<names>" then a line per row, floats to 9 significant digits (exact).
-void write_receivers_csv(std::filesystem::path const& path, ReceiverTrace const& trace);
-
 // Whether this build plots traces: it needs GNU plotutils' libplotter (libplot-dev).
 bool can_plot_receivers();
 
-// The traces against time as a PNG line plot (libplotter draws, rasterises and encodes);
-// OutputError when built without it.
-void plot_receivers(std::filesystem::path const& path, ReceiverTrace const& trace);
+// The trace as one set of files (write_streams_atomically): `npy` (io/wave2d_Output.hpp's
+// write_npy), `csv` ("step,time,<names>" then a line per row, floats to 9 significant
+// digits: exact) and, where given, `plot`, the traces against time as a PNG line plot
+// (libplotter draws, rasterises and encodes; an OutputError when built without it).
+void write_receiver_files(std::filesystem::path const& npy, std::filesystem::path const& csv,
+                          std::optional<std::filesystem::path> const& plot,
+                          ReceiverTrace const& trace);
 
 }  // namespace wave2d
 

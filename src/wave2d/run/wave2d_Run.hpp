@@ -426,9 +426,8 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
     processes.agree([&] {
       if (!processes.root()) return;
       detail::create_parent_directory(files[0]);
-      wave2d::write_npy(files[0], trace.values, trace.rows(), std::int64_t(trace.names.size()));
-      write_receivers_csv(files[1], trace);
-      if (receivers->plot) plot_receivers(files[2], trace);
+      write_receiver_files(files[0], files[1],
+                           receivers->plot ? std::optional(files[2]) : std::nullopt, trace);
     });
     std::string text = files[0].string();
     for (std::size_t i = 1; i < files.size(); ++i) text += ", " + files[i].filename().string();

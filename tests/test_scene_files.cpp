@@ -886,6 +886,19 @@ TEST(MaskImage, CorruptPngIsRefused) {
                      file.string() + ": cannot decode the PNG: ");
 }
 
+// libpng decodes both without an error of its own (an index beyond the palette as black).
+TEST(MaskImage, APaletteIndexBeyondThePaletteOrExtraImageDataIsRefused) {
+  if (!has_libpng) GTEST_SKIP() << without_libpng;
+  // palette-beyond.png: 3 x 1, a palette of white and black, indices 0 1 2.
+  fs::path const beyond = images_dir / "palette-beyond.png";
+  EXPECT_EQ(error_of([&] { read_mask_image(beyond); }),
+            beyond.string() + ": pixel (2, 0) has palette index 2, beyond the palette's 2 colors");
+  // extra-data.png: the same 3 x 1 image, its compressed data 4 bytes longer than its pixels.
+  fs::path const extra = images_dir / "extra-data.png";
+  EXPECT_EQ(error_of([&] { read_mask_image(extra); }),
+            extra.string() + ": cannot decode the PNG: IDAT: Too much image data");
+}
+
 #if !defined(WAVE2D_HAVE_PNG)
 TEST(MaskImage, PngNeedsLibpng) {
   fs::path const file = images_dir / "gray8.png";

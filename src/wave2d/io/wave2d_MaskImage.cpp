@@ -9,6 +9,8 @@
 #endif
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -238,18 +240,37 @@ MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
     png_image_free(&image);
     throw;
   }
-  // Gray and alpha, 8 bits each: libpng converts any color type and depth.
-  image.format = PNG_FORMAT_GA;
-  std::vector<png_byte> gray_alpha(std::size_t(image.width) * image.height * 2);
+  // Gray and alpha, 8 bits each: libpng converts any color type and depth. A palette image
+  // is read as its indices and its palette so, which shows an index beyond the palette.
+  bool const palette = (image.format & PNG_FORMAT_FLAG_COLORMAP) != 0;
+  image.format = PNG_FORMAT_GA | (palette ? PNG_FORMAT_FLAG_COLORMAP : 0);
+  std::size_t const pixels = std::size_t(image.width) * image.height;
+  std::vector<png_byte> values(palette ? pixels : 2 * pixels);
+  std::array<png_byte, 2 * 256> colormap{};
   // libpng releases the image itself, on success and on failure.
-  if (!png_image_finish_read(&image, nullptr, gray_alpha.data(), 0, nullptr)) {
+  if (!png_image_finish_read(&image, nullptr, values.data(), 0, colormap.data())) {
     fail(path, std::string("cannot decode the PNG: ") + image.message);
   }
-  mask.dark.resize(gray_alpha.size() / 2);
-  for (std::size_t i = 0; i < mask.dark.size(); ++i) {
-    png_byte const gray = gray_alpha[2 * i];
-    png_byte const alpha = gray_alpha[2 * i + 1];
-    mask.dark[i] = alpha != 0 && 2 * gray < 255;
+  // Damage to a critical chunk (IDAT: more data than the pixels) is a warning to libpng;
+  // one about an ancillary chunk (iCCP, tEXt: lower-case first letter) leaves the pixels whole.
+  std::string_view const warning = image.message;
+  if ((image.warning_or_error & PNG_IMAGE_WARNING) != 0 && warning.size() > 5 &&
+      warning[4] == ':' && std::isupper(static_cast<unsigned char>(warning[0]))) {
+    fail(path, "cannot decode the PNG: " + std::string(warning));
+  }
+  mask.dark.resize(pixels);
+  for (std::size_t i = 0; i < pixels; ++i) {
+    png_byte const* gray_alpha = &values[2 * i];
+    if (palette) {
+      if (values[i] >= image.colormap_entries) {
+        fail(path, "pixel (" + std::to_string(i % image.width) + ", " +
+                       std::to_string(i / image.width) + ") has palette index " +
+                       std::to_string(values[i]) + ", beyond the palette's " +
+                       std::to_string(image.colormap_entries) + " colors");
+      }
+      gray_alpha = &colormap[2 * values[i]];
+    }
+    mask.dark[i] = gray_alpha[1] != 0 && 2 * gray_alpha[0] < 255;
   }
   return mask;
 }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -755,8 +756,8 @@ TEST_F(Cli, SpecialFilesAreNeverReplaced) {
 }
 
 // Starts argv (null-terminated) in `work` without a shell, stdout and stderr to those
-// files, SIGINT and SIGTERM at their defaults (a test runner may ignore them): its pid, or
-// -1 when it cannot start.
+// files, the signals the tests send at their defaults (a test runner may ignore them): its
+// pid, or -1 when it cannot start.
 pid_t spawn(std::vector<char*>& argv, fs::path const& work, fs::path const& out,
             fs::path const& err) {
   posix_spawn_file_actions_t actions;
@@ -768,8 +769,9 @@ pid_t spawn(std::vector<char*>& argv, fs::path const& work, fs::path const& out,
   posix_spawnattr_init(&attributes);
   sigset_t defaults;
   sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
+  for (int signal_number : {SIGINT, SIGTERM, SIGUSR1, SIGALRM}) {
+    sigaddset(&defaults, signal_number);
+  }
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
@@ -779,8 +781,9 @@ pid_t spawn(std::vector<char*>& argv, fs::path const& work, fs::path const& out,
   return spawned == 0 ? pid : -1;
 }
 
-// SIGTERM or SIGINT while frames are being written: the run ends by the signal, and no
-// hidden temporary is left. Started without a shell, whose background jobs ignore SIGINT.
+// SIGTERM, SIGINT, and signals that end a process without a word (SIGUSR1, SIGALRM) while
+// frames are being written: the run ends by the signal, and no hidden temporary is left.
+// Started without a shell, whose background jobs ignore SIGINT.
 TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
   std::vector<std::string> arguments = {WAVE2D_CLI,
@@ -799,12 +802,12 @@ TEST_F(Cli, SignalsLeaveNoTemporaryFiles) {
   argv.push_back(nullptr);
   int told_the_step = 0;
   for (int trial = 0; trial < 12; ++trial) {
-    int const signal_number = trial % 2 == 0 ? SIGTERM : SIGINT;
+    int const signal_number = std::array{SIGTERM, SIGINT, SIGUSR1, SIGALRM}[trial % 4];
     pid_t const pid = spawn(argv, work(), "/dev/null", (work() / "err").string());
     ASSERT_GT(pid, 0);
-    // Every other trial once the run steps (its second frame written: a GPU's start can
+    // Two trials in three once the run steps (its second frame written: a GPU's start can
     // outlast the delays), the others wherever the delay falls.
-    if (trial % 4 < 2) {
+    if (trial / 4 != 1) {
       auto const frames = [&] {
         std::error_code error;
         int count = 0;

@@ -350,7 +350,10 @@ void check_output_name_lengths(fs::path const& path, fs::path const& folder) {
 }
 
 void remove_temporary_files_on_signals() {
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+  // Every signal that ends a process by default and can be caught (SIGPIPE and SIGXFSZ
+  // too, where a program has not chosen to ignore them).
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                            SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE}) {
     // A signal the parent set to be ignored (SIGINT of a shell's background job) stays so.
     if (std::signal(signal_number, remove_temporaries_and_reraise) == SIG_IGN) {
       std::signal(signal_number, SIG_IGN);

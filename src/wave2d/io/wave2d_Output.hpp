@@ -67,8 +67,9 @@ void write_file_atomically(
     std::filesystem::path const& path,
     std::function<void(std::filesystem::path const& temporary)> const& write);
 
-// For programs: SIGINT, SIGTERM and SIGHUP first remove the temporary files being
-// written, then end the process as the signal would have. A library never installs
+// For programs: a signal that ends a process by default (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGUSR1, SIGALRM, ...) first removes the temporary files being written, then ends the
+// process as it would have; one the process ignores stays ignored. A library never installs
 // signal handlers of its own accord.
 void remove_temporary_files_on_signals();
 

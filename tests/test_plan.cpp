@@ -426,6 +426,26 @@ TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
   EXPECT_NE(plan.backend, "kokkos-tiled");
 }
 
+// A ranked backend that is not the space's (a damaged entry) is no runner-up to switch to:
+// the entry is ignored, not taken until the run fails.
+TEST(PlanCache, AnEntryRankingAnotherSpacesBackendIsIgnored) {
+  Kokkos::DefaultHostExecutionSpace space;
+  Scene const scene = busy_scene(30, 20, 1);
+  Window const whole = Window::whole(scene.nx, scene.ny);
+  fs::path const cache = fresh_folder("ranked");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole),
+                                {"kokkos-mdrange", {{"kokkos-mdrange", 2.0}, {"bogus", 1.0}}},
+                                notes));
+  Plan const plan = plan_backend(space, scene, whole, PlanOptions{.cache_directory = cache});
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes[0].find("backend 'bogus' is not one of this space's"), std::string::npos)
+      << plan.notes[0];
+  EXPECT_FALSE(plan.from_cache);
+  EXPECT_TRUE(
+      std::ranges::none_of(plan.ranking, [](auto const& r) { return r.backend == "bogus"; }));
+}
+
 TEST(PlanCache, AnUnwritableFolderKeepsNothingWithANote) {
   fs::path const cache = fresh_folder("unwritable");
   std::ofstream(cache / "file") << "x";

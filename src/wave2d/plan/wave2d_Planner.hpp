@@ -289,18 +289,23 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
     if (auto cached = read_cached_plan(options.cache_directory, plan.key, plan.notes)) {
       auto const candidates =
           detail::plan_candidates<ExecutionSpace, MemorySpace>(options.max_fused_steps);
-      if (std::ranges::any_of(candidates,
-                              [&](auto const& b) { return b.name == cached->backend; })) {
+      auto const candidate = [&](std::string_view name) {
+        return std::ranges::any_of(candidates, [&](auto const& b) { return b.name == name; });
+      };
+      // The ranked ones too: the run may switch to its runner-up.
+      auto const ranked = std::ranges::find_if_not(
+          cached->ranking, [&](BackendRate const& rate) { return candidate(rate.backend); });
+      if (candidate(cached->backend) && ranked == cached->ranking.end()) {
         plan.backend = cached->backend;
         plan.ranking = std::move(cached->ranking);
         plan.from_cache = true;
         plan.cache_file = plan_cache_file(options.cache_directory, plan.key);
         return planned;
       }
-      bool const of_space = has_backend<ExecutionSpace, MemorySpace>(cached->backend);
+      std::string const& excluded = candidate(cached->backend) ? ranked->backend : cached->backend;
+      bool const of_space = has_backend<ExecutionSpace, MemorySpace>(excluded);
       plan.notes.push_back(
-          "ignored the plan cache entry for " + plan.key.text() + ": backend '" + cached->backend +
-          "' " +
+          "ignored the plan cache entry for " + plan.key.text() + ": backend '" + excluded + "' " +
           (of_space ? "fuses more steps per pass than the windows' halo of " +
                           std::to_string(options.max_fused_steps) +
                           (options.max_fused_steps == 1 ? " cell allows" : " cells allows")

@@ -87,6 +87,32 @@ TEST(ProbeOutput, RefusesAMissingFolderAlsoBehindALink) {
   EXPECT_EQ(directory.contents(), std::vector<std::string>{"l.npy"});
 }
 
+// A path the system cannot look up is refused with the system's reason, not as an odd kind
+// of file: a folder in a loop of links, a file taken as a folder, a name too long.
+TEST(ProbeOutput, SaysWhyAPathCannotBeLookedUp) {
+  TemporaryDirectory directory;
+  fs::create_symlink("l2", directory.path() / "l1");
+  fs::create_symlink("l1", directory.path() / "l2");
+  write_text(directory.path() / "file", "");
+  fs::path const looped = directory.path() / "l1" / "a.npy";
+  fs::path const under_a_file = directory.path() / "file" / "a.npy";
+  fs::path const long_name = directory.path() / (std::string(300, 'a') + ".npy");
+  std::vector<std::pair<fs::path, std::string>> const cases{
+      {looped, "Too many levels of symbolic links"},
+      {under_a_file, "'" + under_a_file.parent_path().string() + "' is not a directory"},
+      {long_name, "File name too long"}};
+  for (auto const& [path, reason] : cases) {
+    EXPECT_EQ(probe(path), "cannot write '" + path.string() + "': " + reason);
+    EXPECT_NE(write(path), "");
+  }
+  std::vector<std::string> names;  // not recursive: the loop has no end
+  for (auto const& entry : fs::directory_iterator(directory.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::ranges::sort(names);
+  EXPECT_EQ(names, (std::vector<std::string>{"file", "l1", "l2"}));
+}
+
 TEST(ProbeOutput, RefusesImmutableAndAppendOnlyFiles) {
   TemporaryDirectory directory;
   fs::path const file = directory.path() / "kept.npy";

@@ -267,6 +267,8 @@ OutputTarget output_target(fs::path const& path) {
     // Opening a FIFO waits for a reader, maybe forever, and the run would be lost.
     case fs::file_type::fifo: fail(path, "it is a FIFO, which wave2d does not write to");
     case fs::file_type::block: fail(path, "it is a block device, which wave2d never writes");
+    // The path itself cannot be looked up: a name too long, a loop of links, a file as a folder.
+    case fs::file_type::none: fail(path, error.message());
     default: fail(path, "it is not a regular file, a character device nor a FIFO");
   }
 }

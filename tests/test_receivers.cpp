@@ -366,6 +366,11 @@ TEST(Receivers, ValidatedWithTheScene) {
   Scene implicit = scene;
   implicit.receivers.push_back({1, 1, "r1"});  // the name receiver 1 gets
   refused(implicit, "two receivers are named 'r1'");
+  for (std::string const column : {"step", "time"}) {
+    Scene header = scene;
+    header.receivers.push_back({1, 1, column});
+    refused(header, "receiver 2 is named '" + column + "', a column the receivers' CSV file has");
+  }
   Scene comma = scene;
   comma.receivers.push_back({1, 1, "a,b"});
   refused(comma, "receiver 2's name must be");

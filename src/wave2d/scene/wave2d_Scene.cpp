@@ -94,6 +94,10 @@ void check_receivers(Scene const& scene) {
       fail("receiver " + std::to_string(i) + "'s name must be 1 to " +
            std::to_string(max_receiver_name) + " letters, digits, '_', '-' or '.'");
     }
+    if (name == "step" || name == "time") {
+      fail("receiver " + std::to_string(i) + " is named '" + name +
+           "', a column the receivers' CSV file has already");
+    }
     if (!names.insert(name).second) fail("two receivers are named '" + name + "'");
   }
 }

@@ -63,8 +63,10 @@ class PgmText {
     }
     if (last == end && !complete_) header_too_long();
     position_ = std::size_t(last - bytes_.data());
-    return error == std::errc::result_out_of_range ? std::numeric_limits<std::uint64_t>::max()
-                                                   : value;
+    if (error == std::errc::result_out_of_range) {
+      fail(path_, "the " + what + " " + std::string(first, last) + " is too large");
+    }
+    return value;
   }
 
   // A binary PGM's pixels start after the single whitespace byte that ends the header.

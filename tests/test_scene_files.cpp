@@ -733,16 +733,26 @@ TEST(SceneFile, GridSizeIsCheckedBeforeAnyPerCellBuffer) {
   std::vector<std::pair<std::int32_t, std::int32_t>> asked;
   SceneFileOptions const options{.check_grid = [&](std::int32_t nx, std::int32_t ny) {
     asked.emplace_back(nx, ny);
-    throw SceneError("too large");
+    throw InsufficientMemory("too large");
   }};
-  EXPECT_EQ(error_of([&] { load_scene_file(file, options); }), "too large");
+  // Said where the size comes from.
+  auto const too_large = [&] {
+    try {
+      load_scene_file(file, options);
+    } catch (InsufficientMemory const& e) {
+      return std::string(e.what());
+    }
+    return std::string("no InsufficientMemory");
+  };
+  EXPECT_EQ(too_large(), file.string() + ":2: grid.nx: too large");
   EXPECT_EQ(asked, (std::vector<std::pair<std::int32_t, std::int32_t>>{{100000, 100000}}));
 
   // A mask that gives the grid: its header is read, its pixels are not.
   write_text(dir.path() / "wide.pgm", "P5\n100000 100000\n255\n");
   write_text(file, "[time]\nsteps = 1\n[[walls]]\nmask = \"wide.pgm\"\n");
   asked.clear();
-  EXPECT_EQ(error_of([&] { load_scene_file(file, options); }), "too large");
+  EXPECT_EQ(too_large(), file.string() + ":4: walls[0].mask: " +
+                             (dir.path() / "wide.pgm").string() + ": too large");
   EXPECT_EQ(asked, (std::vector<std::pair<std::int32_t, std::int32_t>>{{100000, 100000}}));
 
   // Without a check, the loader's own: its per-cell buffers against the host's memory.

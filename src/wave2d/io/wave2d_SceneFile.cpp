@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -165,6 +166,11 @@ class Table {
 
   [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
     fail_at(*file_, line(key), key_path(key), problem);
+  }
+
+  // The problem as fail() says it, for an error of another kind.
+  std::string located_at(std::string_view key, std::string_view problem) const {
+    return located(*file_, line(key), key_path(key), problem);
   }
 
   [[noreturn]] void fail_here(std::string_view problem) const {
@@ -434,6 +440,8 @@ class SceneFileReader {
   void read_grid(Table const& root, bool has_base, Scene& scene) {
     Table const grid = root.section("grid");
     grid.allow_only({"nx", "ny", "dx"});
+    // Where the size comes from, for a grid too large for memory.
+    std::function<std::string(std::string_view)> sized_by;
     if (has_base) {
       for (auto key : {"nx", "ny"}) {
         if (grid.has(key)) grid.fail(key, "a scene with a base keeps the base's grid size");
@@ -441,13 +449,24 @@ class SceneFileReader {
     } else if (grid.has("nx") || grid.has("ny")) {
       scene.nx = grid_extent(grid, "nx");
       scene.ny = grid_extent(grid, "ny");
-    } else if (auto const size = first_mask_size(root)) {
-      scene.nx = size->width;
-      scene.ny = size->height;
+      sized_by = [&](std::string_view problem) { return grid.located_at("nx", problem); };
+    } else if (auto const sized = first_mask_size(root)) {
+      scene.nx = sized->first.width;
+      scene.ny = sized->first.height;
+      sized_by = [&, entry = sized->second](std::string_view problem) {
+        return entry.located_at("mask", mask_path(entry).string() + ": " + std::string(problem));
+      };
     } else {
       grid.missing("nx", "give grid.nx and grid.ny, or a mask image that sets the size");
     }
-    if (options_.check_grid) options_.check_grid(scene.nx, scene.ny);
+    if (options_.check_grid) {
+      try {
+        options_.check_grid(scene.nx, scene.ny);
+      } catch (InsufficientMemory const& e) {
+        if (!sized_by) throw;
+        throw InsufficientMemory(sized_by(e.what()));
+      }
+    }
     if (auto const dx = grid.get<float>("dx")) {
       scene.dx = positive(grid, "dx", *dx);
     } else if (!has_base) {
@@ -460,7 +479,7 @@ class SceneFileReader {
 
   // The size of the first mask image of [[walls]] or [[medium.region]], from its header:
   // a file without a grid size takes that image's.
-  std::optional<MaskSize> first_mask_size(Table const& root) {
+  std::optional<std::pair<MaskSize, Table>> first_mask_size(Table const& root) {
     auto entries = root.get_or<std::vector<Table>>("walls", {});
     auto const regions = root.section("medium").get_or<std::vector<Table>>("region", {});
     entries.insert(entries.end(), regions.begin(), regions.end());
@@ -468,7 +487,7 @@ class SceneFileReader {
       if (entry.has("mask")) {
         auto const path = mask_path(entry);
         try {
-          return read_mask_size(path);
+          return std::pair{read_mask_size(path), entry};
         } catch (SceneError const& e) {
           entry.fail("mask", e.what());
         }

@@ -595,12 +595,12 @@ TEST(SceneFile, ValuesTogetherAreRefusedAtTheirKey) {
        "6.53502e+41, beyond single precision; give time.dt, or another dx or c"},
       {grid + "[time]\nsteps = 10\nt0 = 1e20\n",
        "6: time.t0: a step of dt = 0.00641026 does not change t = t0 + n*dt in single "
-       "precision: t reaches 1e+20, where its values lie 8.79609e+12 apart"},
+       "precision: t reaches 1e+20 by step 10, where its values lie 8.79609e+12 apart"},
       {grid + "[time]\nt_end = 1e10\n",
        "5: time.t_end: a step of dt = 0.00641026 does not change t"},
       {grid + "[time]\nsteps = 100000000\n",
        "5: time.steps: a step of dt = 0.00641026 does not change t = t0 + n*dt in single "
-       "precision: t reaches 641026, where its values lie 0.0625 apart"},
+       "precision: t reaches 641026 by step 100000000, where its values lie 0.0625 apart"},
       {grid + "[time]\nsteps = 10\ndt = 1e-25\n",
        "6: time.dt: c*dt/dx = 3.9e-24 makes kappa = (c*dt/dx)^2 = 1.521e-47, below single "
        "precision's normal numbers: the wave would not move"},

@@ -148,7 +148,8 @@ void validate_time_axis(Scene const& scene) {
   double const lost = float_spacing(product) + (scene.t0 != 0.0f ? float_spacing(t_max) : 0.0);
   if (!(double(scene.dt) > lost)) {
     fail(step + " does not change t = t0 + n*dt in single precision: t reaches " +
-         number_text(scene.t0 != 0.0f ? t_max : product) + ", where its values lie " +
+         number_text(scene.t0 != 0.0f ? t_max : product) + " by step " + std::to_string(last) +
+         ", where its values lie " +
          number_text(scene.t0 != 0.0f ? float_spacing(t_max) : float_spacing(product)) + " apart");
   }
 }

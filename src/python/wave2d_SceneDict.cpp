@@ -167,7 +167,8 @@ class Converter {
 
 // The loader names "<dict>" and a line of the TOML text made from the dict, which the
 // user never saw: the key path alone says where ("sources[1].frequency: ...").
-SceneError without_line(SceneError const& error, std::string_view name) {
+template <class Error>
+Error without_line(Error const& error, std::string_view name) {
   std::string_view message = error.what();
   if (!message.starts_with(name)) return error;
   message.remove_prefix(name.size());
@@ -179,7 +180,7 @@ SceneError without_line(SceneError const& error, std::string_view name) {
     if (digits > 1) message.remove_prefix(digits);
   }
   if (message.starts_with(": ")) message.remove_prefix(2);
-  return SceneError("scene dict: " + std::string(message));
+  return Error("scene dict: " + std::string(message));
 }
 #endif
 
@@ -195,6 +196,8 @@ SceneFile scene_from_dict(py::handle dict, SceneFileOptions const& options) {
   try {
     file = read_scene_text(text.str(), fs::path(name), options);
   } catch (SceneError const& e) {
+    throw without_line(e, name);
+  } catch (InsufficientMemory const& e) {  // the grid's size, at grid.nx
     throw without_line(e, name);
   }
   file.files.erase(file.files.begin());

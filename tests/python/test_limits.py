@@ -326,7 +326,8 @@ class MemoryLimits(unittest.TestCase):
         lines = result.stdout.splitlines()
         self.assertEqual(len(lines), 3, result.stdout)
         for line in lines[:2]:
-            self.assertRegex(line, r"^the 8000 x 8000 grid needs about 3\.\d GiB of memory, "
+            self.assertRegex(line, r"^scene dict: grid.nx: the 8000 x 8000 grid needs about 3\.\d GiB "
+                             r"of memory, "
                              r"more than the 1\.\d GiB available to the host$")
         self.assertRegex(lines[2], r"^the receivers' trace \(800000001 steps x 1 receiver\) needs "
                          r"about 3\.0 GiB of memory, more than the 1\.\d GiB available to "

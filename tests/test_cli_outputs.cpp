@@ -355,6 +355,26 @@ TEST_F(CliOutputs, FramesAreNumberedByStepAndTheVideoTakesThemAll) {
   EXPECT_EQ(read_file(work() / folder / "double-slit-small.mp4"), "video\n");
 }
 
+// An ffmpeg that fails: no video, and one line of warning that ends with ffmpeg's last word
+// (its own lines do not reach the terminal); the earlier video is kept.
+TEST_F(CliOutputs, AFailingFfmpegIsOneLineOfWarning) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path =
+      fake_ffmpeg(root_.path() / "bin", arguments,
+                  "echo 'a first line' >&2; printf 'Unknown encoder \\033[1mlibx264\\n\\n' >&2; "
+                  "exit 1\n");
+  fs::create_directory(work() / "o");
+  write_text(work() / "o" / "double-slit-small.mp4", "earlier video");
+  Result const result =
+      wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20"), {.path = path});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err,
+            "wave2d: warning: no video: ffmpeg exited with status 1: Unknown encoder  [1mlibx264 "
+            "(the frames are in o)\n");
+  EXPECT_EQ(read_file(work() / "o" / "double-slit-small.mp4"), "earlier video");
+}
+
 // SIGTERM or SIGINT while ffmpeg encodes: ffmpeg is ended and waited for, its temporary
 // removed, then the run ends by the signal. The fake ffmpeg writes its output, sleeps and
 // writes again: left running, it would leave the temporary behind.

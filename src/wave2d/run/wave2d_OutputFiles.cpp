@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -21,6 +23,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,11 +67,33 @@ std::optional<fs::path> find_on_path(std::string_view program) {
   }
 }
 
-// Runs `program` with `arguments`, without a shell: its exit status. When `stop` says so,
-// the program is ended first (SIGTERM, then SIGKILL after 5 s), so that it writes nothing
-// after the run is gone.
-int run_program(fs::path const& program, std::vector<std::string> arguments,
-                std::function<bool()> const& stop, bool& stopped) {
+// How a program ended: its exit status, and the last line it wrote to stderr.
+struct ProgramEnd {
+  int status = 0;
+  std::string said;
+};
+
+// The last line of what a program wrote to `errors` (a memory file), control characters
+// as spaces: it goes into the run's one line.
+std::string last_line(int errors) {
+  off_t const size = ::lseek(errors, 0, SEEK_END);
+  std::string tail(std::size_t(std::clamp<off_t>(size, 0, 4096)), '\0');
+  if (size <= 0 || ::pread(errors, tail.data(), tail.size(), size - off_t(tail.size())) < 0) {
+    return {};
+  }
+  while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
+  std::string line = tail.substr(tail.find_last_of('\n') + 1);
+  for (char& c : line) {
+    if (std::iscntrl(static_cast<unsigned char>(c))) c = ' ';
+  }
+  return line.substr(0, 300);
+}
+
+// Runs `program` with `arguments`, without a shell, its stderr kept for ProgramEnd. When
+// `stop` says so, the program is ended first (SIGTERM, then SIGKILL after 5 s), so that it
+// writes nothing after the run is gone.
+ProgramEnd run_program(fs::path const& program, std::vector<std::string> arguments,
+                       std::function<bool()> const& stop, bool& stopped) {
   arguments.insert(arguments.begin(), program.string());
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
@@ -82,9 +107,17 @@ int run_program(fs::path const& program, std::vector<std::string> arguments,
   sigaddset(&defaults, SIGXFSZ);
   ::posix_spawnattr_setsigdefault(&attributes, &defaults);
   ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  int const errors = ::memfd_create("wave2d-program-stderr", MFD_CLOEXEC);
+  std::unique_ptr<int const, void (*)(int const*)> const closed(&errors, [](int const* fd) {
+    if (*fd >= 0) ::close(*fd);
+  });
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  if (errors >= 0) ::posix_spawn_file_actions_adddup2(&actions, errors, 2);
   pid_t pid = 0;
   int const error =
-      ::posix_spawn(&pid, program.c_str(), nullptr, &attributes, argv.data(), environ);
+      ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
@@ -107,7 +140,8 @@ int run_program(fs::path const& program, std::vector<std::string> arguments,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          errors >= 0 ? last_line(errors) : std::string()};
 }
 
 }  // namespace
@@ -401,30 +435,33 @@ VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
   try {
     write_file_atomically(files.video(), [&](fs::path const& temporary) {
       // Absolute paths: ffmpeg must not read a name that starts with '-' as an option.
-      int const status = run_program(*ffmpeg,
-                                     {"-nostdin",
-                                      "-hide_banner",
-                                      "-loglevel",
-                                      "error",
-                                      "-y",
-                                      "-framerate",
-                                      "30",
-                                      "-pattern_type",
-                                      "glob",
-                                      "-i",
-                                      pattern,
-                                      "-vf",
-                                      "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-                                      "-c:v",
-                                      "libx264",
-                                      "-pix_fmt",
-                                      "yuv420p",
-                                      "-f",
-                                      "mp4",
-                                      fs::absolute(temporary).string()},
-                                     stop, stopped);
+      ProgramEnd const end = run_program(*ffmpeg,
+                                         {"-nostdin",
+                                          "-hide_banner",
+                                          "-loglevel",
+                                          "error",
+                                          "-y",
+                                          "-framerate",
+                                          "30",
+                                          "-pattern_type",
+                                          "glob",
+                                          "-i",
+                                          pattern,
+                                          "-vf",
+                                          "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                          "-c:v",
+                                          "libx264",
+                                          "-pix_fmt",
+                                          "yuv420p",
+                                          "-f",
+                                          "mp4",
+                                          fs::absolute(temporary).string()},
+                                         stop, stopped);
       if (stopped) throw OutputError("interrupted");
-      if (status != 0) throw OutputError("ffmpeg exited with status " + std::to_string(status));
+      if (end.status != 0) {
+        throw OutputError("ffmpeg exited with status " + std::to_string(end.status) +
+                          (end.said.empty() ? "" : ": " + end.said));
+      }
     });
     return {true, false, {}};
   } catch (std::exception const& e) {

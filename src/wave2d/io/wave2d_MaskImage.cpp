@@ -262,16 +262,13 @@ MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
   }
   mask.dark.resize(pixels);
   for (std::size_t i = 0; i < pixels; ++i) {
-    png_byte const* gray_alpha = &values[2 * i];
-    if (palette) {
-      if (values[i] >= image.colormap_entries) {
-        fail(path, "pixel (" + std::to_string(i % image.width) + ", " +
-                       std::to_string(i / image.width) + ") has palette index " +
-                       std::to_string(values[i]) + ", beyond the palette's " +
-                       std::to_string(image.colormap_entries) + " colors");
-      }
-      gray_alpha = &colormap[2 * values[i]];
+    if (palette && values[i] >= image.colormap_entries) {
+      fail(path, "pixel (" + std::to_string(i % image.width) + ", " +
+                     std::to_string(i / image.width) + ") has palette index " +
+                     std::to_string(values[i]) + ", beyond the palette's " +
+                     std::to_string(image.colormap_entries) + " colors");
     }
+    png_byte const* gray_alpha = palette ? &colormap[2 * values[i]] : &values[2 * i];
     mask.dark[i] = gray_alpha[1] != 0 && 2 * gray_alpha[0] < 255;
   }
   return mask;

@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -168,7 +167,7 @@ class Table {
     fail_at(*file_, line(key), key_path(key), problem);
   }
 
-  // The problem as fail() says it, for an error of another kind.
+  // The problem as fail() says it, for an error of another kind; with none, the prefix.
   std::string located_at(std::string_view key, std::string_view problem) const {
     return located(*file_, line(key), key_path(key), problem);
   }
@@ -440,8 +439,8 @@ class SceneFileReader {
   void read_grid(Table const& root, bool has_base, Scene& scene) {
     Table const grid = root.section("grid");
     grid.allow_only({"nx", "ny", "dx"});
-    // Where the size comes from, for a grid too large for memory.
-    std::function<std::string(std::string_view)> sized_by;
+    // Where the size comes from ("file:line: key: "), for a grid too large for memory.
+    std::string sized_at;
     if (has_base) {
       for (auto key : {"nx", "ny"}) {
         if (grid.has(key)) grid.fail(key, "a scene with a base keeps the base's grid size");
@@ -449,13 +448,11 @@ class SceneFileReader {
     } else if (grid.has("nx") || grid.has("ny")) {
       scene.nx = grid_extent(grid, "nx");
       scene.ny = grid_extent(grid, "ny");
-      sized_by = [&](std::string_view problem) { return grid.located_at("nx", problem); };
+      sized_at = grid.located_at("nx", "");
     } else if (auto const sized = first_mask_size(root)) {
       scene.nx = sized->first.width;
       scene.ny = sized->first.height;
-      sized_by = [&, entry = sized->second](std::string_view problem) {
-        return entry.located_at("mask", mask_path(entry).string() + ": " + std::string(problem));
-      };
+      sized_at = sized->second.located_at("mask", mask_path(sized->second).string() + ": ");
     } else {
       grid.missing("nx", "give grid.nx and grid.ny, or a mask image that sets the size");
     }
@@ -463,8 +460,7 @@ class SceneFileReader {
       try {
         options_.check_grid(scene.nx, scene.ny);
       } catch (InsufficientMemory const& e) {
-        if (!sized_by) throw;
-        throw InsufficientMemory(sized_by(e.what()));
+        throw InsufficientMemory(sized_at + e.what());
       }
     }
     if (auto const dx = grid.get<float>("dx")) {

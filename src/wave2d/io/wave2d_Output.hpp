@@ -98,9 +98,10 @@ struct StreamFile {
 };
 
 // Files that belong together (a trace's .npy, .csv and plot), written as one set: each to
-// its temporary, synced; only when every one is complete are they renamed into place, in
-// order. A failure to write any (a full disk) leaves every target as it was. Renames need
-// no room, so only a failing rename, after the first, leaves some files renamed.
+// its temporary, synced; only when every one is complete do they take their names, the
+// earlier files set aside meanwhile. A failure at any point (a full disk, a failing rename)
+// leaves the earlier set; an earlier file that cannot take its name back stays aside, and
+// the OutputError names where.
 void write_streams_atomically(std::span<StreamFile const> files);
 
 namespace detail {

@@ -409,15 +409,19 @@ TEST(PlanCache, NoFolderAtAllIsSaid) {
 
 // A cached backend that the windows' halo excludes is said to be so, not to be another
 // space's.
-TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
+// The plan of a 30 x 20 scene on the host, `cached` in a fresh cache folder of that name.
+Plan plan_from_cache(std::string const& folder, CachedPlan const& cached, PlanOptions options) {
   Kokkos::DefaultHostExecutionSpace space;
   Scene const scene = busy_scene(30, 20, 1);
   Window const whole = Window::whole(scene.nx, scene.ny);
-  fs::path const cache = fresh_folder("halo");
+  options.cache_directory = fresh_folder(folder);
   std::vector<std::string> notes;
-  ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole), {"kokkos-tiled", {}}, notes));
-  PlanOptions options{.cache_directory = cache, .max_fused_steps = 1};
-  Plan const plan = plan_backend(space, scene, whole, options);
+  EXPECT_TRUE(write_cached_plan(options.cache_directory, plan_key(space, whole), cached, notes));
+  return plan_backend(space, scene, whole, options);
+}
+
+TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
+  Plan const plan = plan_from_cache("halo", {"kokkos-tiled", {}}, {.max_fused_steps = 1});
   ASSERT_FALSE(plan.notes.empty());
   EXPECT_NE(plan.notes[0].find("'kokkos-tiled' fuses more steps per pass than the windows' "
                                "halo of 1 cell allows"),
@@ -429,15 +433,8 @@ TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
 // A ranked backend that is not the space's (a damaged entry) is no runner-up to switch to:
 // the entry is ignored, not taken until the run fails.
 TEST(PlanCache, AnEntryRankingAnotherSpacesBackendIsIgnored) {
-  Kokkos::DefaultHostExecutionSpace space;
-  Scene const scene = busy_scene(30, 20, 1);
-  Window const whole = Window::whole(scene.nx, scene.ny);
-  fs::path const cache = fresh_folder("ranked");
-  std::vector<std::string> notes;
-  ASSERT_TRUE(write_cached_plan(cache, plan_key(space, whole),
-                                {"kokkos-mdrange", {{"kokkos-mdrange", 2.0}, {"bogus", 1.0}}},
-                                notes));
-  Plan const plan = plan_backend(space, scene, whole, PlanOptions{.cache_directory = cache});
+  Plan const plan =
+      plan_from_cache("ranked", {"kokkos-mdrange", {{"kokkos-mdrange", 2.0}, {"bogus", 1.0}}}, {});
   ASSERT_FALSE(plan.notes.empty());
   EXPECT_NE(plan.notes[0].find("backend 'bogus' is not one of this space's"), std::string::npos)
       << plan.notes[0];

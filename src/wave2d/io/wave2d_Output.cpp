@@ -485,15 +485,7 @@ std::optional<detail::SetAside> detail::set_aside(fs::path const& path) {
 fs::path write_temporary(fs::path const& path, std::string_view text) {
   fs::path const temporary = temporary_path(output_target(path).path);
   try {
-    errno = 0;
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, describe_errno());
-    out << text;
-    out.flush();
-    if (!out) fail(path, describe_errno());
-    out.close();
-    if (!out) fail(path, describe_errno());
-    sync(temporary, path);
+    fill(path, temporary, false, [&](std::ostream& out) { out << text; });
   } catch (...) {
     ::unlink(temporary.c_str());
     throw;

@@ -32,7 +32,9 @@ WAVE2D_CEILING_CLONES float fma_rounds(std::int64_t rounds, float a, float b) {
   Vector const va = Vector{} + a;
   Vector const vb = Vector{} + b;
   for (std::int64_t r = 0; r < rounds; ++r) {
+#ifndef __NVCC__  // nvcc's front end knows no GCC pragma (warning 1675-D)
 #pragma GCC unroll 12
+#endif
     for (int c = 0; c < chains; ++c) acc[c] = acc[c] * va + vb;
   }
   Vector sum{};

@@ -1303,6 +1303,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"kokkos_threads_beyond_the_pool",
                  "run --scene double-slit-small --kokkos-num-threads=600 +",
                  "--kokkos-num-threads=600: the number of threads must be"},
+        BadInput{"kokkos_threads_twice",
+                 "run --scene double-slit-small --kokkos-num-threads=1 --kokkos-num-threads=2 +",
+                 "--kokkos-num-threads=2: given after --kokkos-num-threads=1; give it once"},
+        BadInput{
+            "kokkos_tool_library_in_both_spellings",
+            "run --scene double-slit-small --kokkos-tools-libs=libm.so.6 "
+            "--kokkos-tools-library=libm.so.6 +",
+            "--kokkos-tools-library=libm.so.6: given after --kokkos-tools-libs=libm.so.6; give "
+            "it once"},
         BadInput{"kokkos_threads_old_spelling",
                  "run --scene double-slit-small --kokkos-threads=2 +",
                  "--kokkos-threads=2: Kokkos no longer takes it; use --kokkos-num-threads=N"},

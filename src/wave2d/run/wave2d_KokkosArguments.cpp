@@ -95,10 +95,31 @@ void check_argument(std::string_view argument) {
   }
 }
 
+// Kokkos takes the last of a setting given twice: a usage error here, as for wave2d's own
+// options. The tool library has two spellings.
+void check_not_repeated(std::vector<char*> const& arguments) {
+  std::vector<std::pair<std::string_view, std::string_view>> settings;  // (setting, argument)
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    std::string_view const argument = arguments[i];
+    auto const equals = argument.find('=');
+    if (equals == std::string_view::npos) continue;
+    std::string_view setting = argument.substr(0, equals);
+    if (setting == "--kokkos-tools-library") setting = "--kokkos-tools-libs";
+    auto const earlier =
+        std::ranges::find(settings, setting, &decltype(settings)::value_type::first);
+    if (earlier != settings.end()) {
+      throw std::invalid_argument(std::string(argument) + ": given after " +
+                                  std::string(earlier->second) + "; give it once");
+    }
+    settings.emplace_back(setting, argument);
+  }
+}
+
 }  // namespace
 
 void check_kokkos_arguments(std::vector<char*> const& arguments) {
   for (std::size_t i = 1; i < arguments.size(); ++i) check_argument(arguments[i]);
+  check_not_repeated(arguments);
   if (char const* threads = std::getenv("KOKKOS_NUM_THREADS"); threads && *threads) {
     check_thread_count("KOKKOS_NUM_THREADS=" + std::string(threads), threads);
   }

@@ -12,7 +12,7 @@ namespace wave2d {
 // program's name first) or variable (KOKKOS_NUM_THREADS, KOKKOS_DEVICE_ID, OMP_NUM_THREADS,
 // KOKKOS_TOOLS_LIBS) that Kokkos would not take as it is: unknown, without its value, a
 // number out of range (OMP_NUM_THREADS: above Kokkos' limit), a tool library that does
-// not load.
+// not load, a setting given twice.
 void check_kokkos_arguments(std::vector<char*> const& arguments);
 
 // Whether the arguments (the program's name first) ask for Kokkos' help.

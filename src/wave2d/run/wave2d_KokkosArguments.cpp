@@ -3,6 +3,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -30,6 +31,16 @@ std::optional<std::int64_t> whole_number(std::string_view text) {
   auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) return {};
   return value;
+}
+
+// As Kokkos reads a boolean variable: any case.
+bool is_boolean(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (char const* word : {"yes", "true", "1", "no", "false", "0"}) {
+    if (lower == word) return true;
+  }
+  return false;
 }
 
 // `what` names the argument or variable in the error.
@@ -120,11 +131,24 @@ void check_not_repeated(std::vector<char*> const& arguments) {
 void check_kokkos_arguments(std::vector<char*> const& arguments) {
   for (std::size_t i = 1; i < arguments.size(); ++i) check_argument(arguments[i]);
   check_not_repeated(arguments);
-  if (char const* threads = std::getenv("KOKKOS_NUM_THREADS"); threads && *threads) {
+  // Kokkos aborts on a variable it cannot read, an empty one included.
+  if (char const* threads = std::getenv("KOKKOS_NUM_THREADS")) {
     check_thread_count("KOKKOS_NUM_THREADS=" + std::string(threads), threads);
   }
-  if (char const* id = std::getenv("KOKKOS_DEVICE_ID"); id && *id) {
+  if (char const* id = std::getenv("KOKKOS_DEVICE_ID")) {
     check_device_id("KOKKOS_DEVICE_ID=" + std::string(id), id);
+  }
+  for (char const* variable :
+       {"KOKKOS_DISABLE_WARNINGS", "KOKKOS_PRINT_CONFIGURATION", "KOKKOS_TUNE_INTERNALS"}) {
+    if (char const* value = std::getenv(variable); value && !is_boolean(value)) {
+      throw std::invalid_argument(std::string(variable) + "=" + value +
+                                  ": expected yes, true, 1, no, false or 0");
+    }
+  }
+  if (char const* by = std::getenv("KOKKOS_MAP_DEVICE_ID_BY");
+      by && std::string_view(by) != "random" && std::string_view(by) != "mpi_rank") {
+    throw std::invalid_argument("KOKKOS_MAP_DEVICE_ID_BY=" + std::string(by) +
+                                ": expected random or mpi_rank");
   }
   for (char const* variable : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"}) {
     if (char const* libraries = std::getenv(variable); libraries && *libraries) {

@@ -9,8 +9,9 @@
 namespace wave2d {
 
 // Throws std::invalid_argument naming the first --kokkos-* argument (`arguments`, the
-// program's name first) or variable (KOKKOS_NUM_THREADS, KOKKOS_DEVICE_ID, OMP_NUM_THREADS,
-// KOKKOS_TOOLS_LIBS) that Kokkos would not take as it is: unknown, without its value, a
+// program's name first) or variable (KOKKOS_NUM_THREADS, KOKKOS_DEVICE_ID, the boolean ones,
+// KOKKOS_MAP_DEVICE_ID_BY, OMP_NUM_THREADS, KOKKOS_TOOLS_LIBS) that Kokkos would not take as
+// it is (it aborts on most): unknown, without its value, empty, not a boolean, a
 // number out of range (OMP_NUM_THREADS: above Kokkos' limit), a tool library that does
 // not load, a setting given twice.
 void check_kokkos_arguments(std::vector<char*> const& arguments);

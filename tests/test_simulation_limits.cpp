@@ -159,6 +159,41 @@ TEST_P(SimulationLimits, AGridBeyondMemoryIsRefusedBeforeAnyAllocation) {
   });
 }
 
+TEST_P(SimulationLimits, AWindowOfAnotherGridIsRefusedBeforeItsMemoryIsTaken) {
+  with_space(GetParam().space, [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Window const huge{2'000'000'000, 2'000'000'000, 0, 0, 2'000'000'000, 2'000'000'000, 0};
+    expect_refused<std::invalid_argument>(
+        [&] { Simulation<ExecutionSpace>(space, small_scene(), huge, GetParam().backend); },
+        "window: made for a 2000000000 x 2000000000 grid, the scene is 40 x 30");
+  });
+}
+
+TEST_P(SimulationLimits, ReceiverRowsThatAreNotFiniteAreRefused) {
+  with_space(GetParam().space, [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Simulation<ExecutionSpace> simulation(space, small_scene(), GetParam().backend);
+    simulation.advance(space, 4);
+    auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), simulation.receivers());
+    ASSERT_EQ(rows.extent(0), 5u);
+    rows(2, 0) = std::numeric_limits<float>::quiet_NaN();
+    expect_refused<std::invalid_argument>([&] { simulation.restore_receivers(space, rows, 0); },
+                                          "row 2, receiver 0 is not finite");
+  });
+}
+
+TEST_P(SimulationLimits, AMovedFromSimulationRefusesWork) {
+  with_space(GetParam().space, [&]<class ExecutionSpace>() {
+    ExecutionSpace space;
+    Simulation<ExecutionSpace> moved(space, small_scene(), GetParam().backend);
+    Simulation<ExecutionSpace> taker(std::move(moved));
+    expect_refused<std::logic_error>([&] { moved.advance(space, 1); }, "was moved from");
+    expect_refused<std::logic_error>([&] { moved.reset(space); }, "was moved from");
+    taker.advance(space, 3);
+    EXPECT_EQ(taker.steps_done(), 3);
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SimulationLimits, testing::ValuesIn(all_backend_cases()),
                          case_name);
 

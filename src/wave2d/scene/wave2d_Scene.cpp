@@ -214,6 +214,10 @@ void validate(Scene const& scene, ValidationOptions const& options) {
       }
     }
   }
+  if (scene.sources.size() > max_sources) {
+    fail(std::to_string(scene.sources.size()) + " sources, more than the " +
+         std::to_string(max_sources) + " a scene may have");
+  }
   std::set<std::pair<std::int32_t, std::int32_t>> taken;
   for (std::size_t i = 0; i < scene.sources.size(); ++i) {
     auto const& s = scene.sources[i];

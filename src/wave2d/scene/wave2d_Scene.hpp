@@ -43,6 +43,10 @@ struct Receiver {
   std::string name;
 };
 
+// Sources a scene may have: a cell's code holds a source's index as a float (-2 - i), exact
+// up to 2^24.
+inline constexpr std::size_t max_sources = (std::size_t(1) << 24) - 1;
+
 // Receivers a scene may list: a trace row holds one float per receiver.
 inline constexpr std::size_t max_receivers = 4096;
 inline constexpr std::size_t max_receiver_name = 64;
@@ -111,7 +115,8 @@ std::string receiver_name(Scene const& scene, std::size_t i);
 std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window);
 
 // Throws SceneError naming the first problem: sizes, parameters, masks of the wrong
-// size, sources outside the grid or sharing a cell, receivers outside the grid, more
+// size, sources outside the grid, sharing a cell or more than max_sources of them (a source
+// on the border or a wall is the rule's: held at 0), receivers outside the grid, more
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
 // step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
 // that single precision cannot hold. Nothing when options.validated says the caller did.
@@ -127,6 +132,9 @@ void validate_time_axis(Scene const& scene);
 void validate_kappa(Scene const& scene, ValidationOptions const& options = {});
 // Source i's value finite at steps 0 and scene.steps, its amplitude within max_source_amplitude.
 void validate_source_values(Scene const& scene, std::size_t i);
+
+// std::invalid_argument unless `window` is a valid window of the scene's grid.
+void validate_window(Scene const& scene, Window const& window);
 
 // The window's cell codes and κ, taken from the global scene, with the border rule
 // applied to the local grid's outer ring.

@@ -5,13 +5,17 @@
 
 namespace wave2d {
 
-HostCoefficients precompute_coefficients(Scene const& scene, Window const& window) {
+void validate_window(Scene const& scene, Window const& window) {
   validate(window);
   if (window.global_nx != scene.nx || window.global_ny != scene.ny) {
     throw std::invalid_argument("window: made for a " + std::to_string(window.global_nx) + " x " +
                                 std::to_string(window.global_ny) + " grid, the scene is " +
                                 std::to_string(scene.nx) + " x " + std::to_string(scene.ny));
   }
+}
+
+HostCoefficients precompute_coefficients(Scene const& scene, Window const& window) {
+  validate_window(scene, window);
   HostCoefficients coefficients;
   coefficients.window = window;
   coefficients.t0 = scene.t0;

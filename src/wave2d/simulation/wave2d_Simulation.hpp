@@ -132,7 +132,7 @@ class Simulation {
   // after first_step, first_step + 1, ... steps up to steps_done(), as receivers() gives
   // them (its last row is the one set_state() records). Copied, from any memory space;
   // called after set_state() (and reserve_receivers(), for a trace that never grows).
-  // std::invalid_argument for rows of another shape.
+  // std::invalid_argument for rows of another shape or not finite.
   template <class Rows>
   void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step);
 
@@ -264,8 +264,18 @@ class Simulation {
     }
   }
 
+  // A call that would launch kernels or allocate: refused (std::logic_error) once Kokkos is
+  // finalized, and on a simulation moved from.
+  void require_usable(char const* name) const {
+    if (!Kokkos::is_initialized() || Kokkos::is_finalized()) {
+      throw std::logic_error(std::string(name) + ": Kokkos is not initialized (or finalized)");
+    }
+    if (!stepper_) throw std::logic_error(std::string(name) + ": the simulation was moved from");
+  }
+
   // steps_done() + n_steps, refused where n_steps is negative or the sum passes max_steps.
   std::int64_t step_after(char const* name, std::int64_t n_steps) const {
+    require_usable(name);
     if (n_steps < 0) throw std::invalid_argument(std::string(name) + ": negative steps");
     if (n_steps > max_steps - fields_.step) {
       throw std::invalid_argument(std::string(name) + ": " + std::to_string(n_steps) +
@@ -471,6 +481,7 @@ class Simulation {
 
 template <class ExecutionSpace, class MemorySpace>
 void Simulation<ExecutionSpace, MemorySpace>::reset(ExecutionSpace const& space) {
+  require_usable("wave2d::Simulation::reset");
   detail::fill(space, fields_.previous, 0.0f, "wave2d::Simulation::reset");
   detail::fill(space, fields_.current, 0.0f, "wave2d::Simulation::reset");
   fields_.step = 0;
@@ -484,6 +495,7 @@ void Simulation<ExecutionSpace, MemorySpace>::set_state(ExecutionSpace const& sp
                                                         Current const& current, std::int64_t step) {
   static_assert(is_row_major_field<Previous> && is_row_major_field<Current>,
                 "set_state takes rank-2 Kokkos::Views of float with LayoutRight");
+  require_usable("wave2d::Simulation::set_state");
   check_state_field(space, previous, "previous");
   check_state_field(space, current, "current");
   if (step < 0 || step > max_steps) {
@@ -514,6 +526,7 @@ void Simulation<ExecutionSpace, MemorySpace>::reserve_receivers(ExecutionSpace c
 
 template <class ExecutionSpace, class MemorySpace>
 void Simulation<ExecutionSpace, MemorySpace>::restart_receivers(ExecutionSpace const& space) {
+  require_usable("wave2d::Simulation::restart_receivers");
   trace_first_step_ = fields_.step;
   reserve_trace(space, 1);
   if (trace_.extent(1) == 0) return;
@@ -531,6 +544,7 @@ void Simulation<ExecutionSpace, MemorySpace>::restore_receivers(ExecutionSpace c
   static_assert(is_row_major_field<Rows>,
                 "restore_receivers takes a rank-2 Kokkos::View of float with LayoutRight");
   char const* const name = "wave2d::Simulation::restore_receivers";
+  require_usable(name);
   if (first_step < 0 || first_step > fields_.step) {
     throw std::invalid_argument(std::string(name) + ": first step " + std::to_string(first_step) +
                                 " is not in 0 .. " + std::to_string(fields_.step));
@@ -543,6 +557,18 @@ void Simulation<ExecutionSpace, MemorySpace>::restore_receivers(ExecutionSpace c
   }
   if (!rows.span_is_contiguous()) {
     throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
+  }
+  {  // as set_state, no state that is not finite
+    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+    auto const* const values = host.data();
+    auto const bad = std::find_if(values, values + host.size(),
+                                  [](float value) { return !std::isfinite(value); });
+    if (bad != values + host.size()) {
+      auto const at = std::size_t(bad - values);
+      throw std::invalid_argument(std::string(name) + ": row " +
+                                  std::to_string(at / rows.extent(1)) + ", receiver " +
+                                  std::to_string(at % rows.extent(1)) + " is not finite");
+    }
   }
   trace_first_step_ = fields_.step;  // nothing to keep if the buffer grows
   reserve_trace(space, std::int64_t(expected_rows));
@@ -565,6 +591,7 @@ Simulation<ExecutionSpace, MemorySpace>::Simulation(ExecutionSpace const& space,
       backend_(backend),
       finite_check_(space) {
   Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::Simulation");
+  validate_window(scene_, window_);  // before its size is taken as the memory needed
   require_grid_memory(space);
   coefficients_ = make_coefficients<ExecutionSpace, MemorySpace>(space, scene_, window_);
   fields_.previous = detail::allocate<field_type>(space, "wave2d::Simulation::previous",

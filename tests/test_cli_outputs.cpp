@@ -420,7 +420,7 @@ TEST_F(CliOutputs, AStrayFrameIsRefusedBeforeTheRun) {
   expect_refused_first(
       wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
       "'o/double-slit-small.15.png' is named as the run's frames are, but is not one: ffmpeg "
-      "would put it in the video (remove it, or write to another --output)");
+      "would put it in the video (remove it, or give --output another folder)");
 }
 
 std::uint32_t big_endian_32(std::string const& bytes, std::size_t at) {

@@ -183,7 +183,54 @@ TEST_F(Run, CheckRefusesBeforeAnyWork) {
   e.backend = "auto";
   e.scene.dx = -1.0f;
   EXPECT_THROW(check(e), SceneError);
+  e.scene.dx = scene_with_receivers().dx;
+  for (std::string const& stem :
+       std::vector<std::string>{"../up", "a/b", ".hidden", std::string("a\0b", 3)}) {
+    e.outputs = {Pictures{.directory = dir(), .stem = stem}};
+    EXPECT_THROW(check(e), std::invalid_argument) << stem;
+    e.outputs = {ReceiverFiles{.directory = dir(), .stem = stem}};
+    EXPECT_THROW(check(e), std::invalid_argument) << stem;
+  }
   EXPECT_TRUE(fs::is_empty(dir()));
+}
+
+// A file named as the frames are, not one of them, is refused only where the frames become
+// a video (ffmpeg would take it in).
+TEST_F(Run, AStrayFrameMattersOnlyToTheVideo) {
+  if (!can_write_png) GTEST_SKIP() << "this build has no libpng";
+  write_text(dir() / "room.15.png", "not a frame of the run");
+  Experiment e{.scene = scene_with_receivers(), .steps = 10};
+  e.outputs = {Pictures{.directory = dir(), .frames_every = 5}};
+  EXPECT_THROW(check(e), OutputError);
+  e.outputs = {Pictures{.directory = dir(), .frames_every = 5, .video = false}};
+  EXPECT_NO_THROW(check(e));
+}
+
+// A checked experiment taken and changed is checked again in full, and runs only on the
+// space it was checked for.
+TEST_F(Run, AChangedExperimentIsCheckedAgainAndRunsOnItsOwnSpace) {
+  Experiment e{.scene = scene_with_receivers(), .steps = 10};
+  Experiment changed = check(e).experiment;
+  changed.scene.walls.assign(3, 1);  // a mask of another size
+  EXPECT_THROW(check(changed), SceneError);
+  changed = check(e).experiment;
+  changed.scene.receivers.push_back({100000, 1, "far"});
+  EXPECT_THROW(check(changed), SceneError);
+
+  std::string const other = std::is_same_v<Space, Kokkos::Serial> ? "" : "serial";
+  if (other.empty() || compiled_spaces().find(other) == std::string::npos) {
+    GTEST_SKIP() << "one execution space compiled: no other to check an experiment for";
+  }
+  e.space = other;
+  try {
+    wave2d::Run<Space> run(space_, check(e));
+    FAIL() << "an experiment checked for " << other << " ran on " << Space::name();
+  } catch (std::invalid_argument const& error) {
+    EXPECT_NE(std::string(error.what()).find("checked for the space 'serial'"), std::string::npos)
+        << error.what();
+  }
+  e.space.clear();  // wave2d::run gives it the space it runs on
+  EXPECT_EQ(wave2d::run(space_, e).step, 10);
 }
 
 // The program and an application give the same experiment the same bytes: the arrays, the

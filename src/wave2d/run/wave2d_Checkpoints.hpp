@@ -11,9 +11,12 @@
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wave2d {
@@ -57,7 +60,7 @@ std::string numerics_of(Simulation<ExecutionSpace, MemorySpace> const& local) {
 
 // Collective over `processes`: the state and trace of `local` (this process's window) as
 // the checkpoint `path`, `configuration` saying what ran. OutputError on every process
-// when it cannot be written.
+// when it cannot be written, CheckpointError (nothing written) for a state not finite.
 template <class ExecutionSpace, class MemorySpace>
 void write_checkpoint(std::filesystem::path const& path, ExecutionSpace const& space,
                       Simulation<ExecutionSpace, MemorySpace> const& local,
@@ -80,6 +83,20 @@ void write_checkpoint(std::filesystem::path const& path, ExecutionSpace const& s
     previous = owned_cells(space, window, local.previous());
     current = owned_cells(space, window, local.current());
     trace = owned_trace(space, local);
+    // A checkpoint holds a state a run can go on from: none that is not finite.
+    for (auto const& [field, step] :
+         {std::pair(&previous, header.step - 1), std::pair(&current, header.step)}) {
+      auto const bad = std::ranges::find_if(*field, [](float u) { return !std::isfinite(u); });
+      if (bad != field->end()) {
+        auto const i = std::size_t(bad - field->begin());
+        throw CheckpointError("cannot write checkpoint '" + path.string() + "': u at step " +
+                              std::to_string(step) + " is " + std::to_string(*bad) + " at cell (" +
+                              std::to_string(window.x0 + std::int64_t(i % std::size_t(window.nx))) +
+                              ", " +
+                              std::to_string(window.y0 + std::int64_t(i / std::size_t(window.nx))) +
+                              "): no run could go on from it");
+      }
+    }
   });
   wave2d::write_checkpoint(path, header, window, previous, current, trace.columns, trace.values,
                            processes);
@@ -117,7 +134,9 @@ CheckpointData resume(std::filesystem::path const& path, ExecutionSpace const& s
 
 // The simulation's state and receivers' trace as the checkpoint `path` (with the trace even
 // where the run writes no receivers' files: a run resumed from it may). OutputError when it
-// cannot be written; the file is the previous checkpoint or this one, never a mix.
+// cannot be written, CheckpointError when the state is not finite (no run could go on from
+// it: the file is left as it was); the file is the previous checkpoint or this one, never a
+// mix.
 template <class ExecutionSpace, class MemorySpace>
 void write_checkpoint(std::filesystem::path const& path, ExecutionSpace const& space,
                       Simulation<ExecutionSpace, MemorySpace> const& simulation) {

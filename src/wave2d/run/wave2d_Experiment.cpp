@@ -52,6 +52,16 @@ void check_period(std::optional<std::int64_t> every, std::string const& what) {
   }
 }
 
+// A stem names files in the output's directory: a name, not a path; no hidden files.
+void check_stem(std::string const& stem, char const* what) {
+  if (stem.find_first_of(std::string_view("/\0", 2)) != std::string::npos ||
+      stem.starts_with('.')) {
+    std::string const shown = stem.substr(0, stem.find('\0'));
+    throw std::invalid_argument(std::string("the ") + what + "' stem '" + shown +
+                                "' is not a file name (no '/', no NUL, no leading '.')");
+  }
+}
+
 // The outputs as the files they make, checked together (detail::check_outputs).
 detail::RunFiles run_files(CheckedExperiment const& checked) {
   Experiment const& e = checked.experiment;
@@ -74,6 +84,7 @@ detail::RunFiles run_files(CheckedExperiment const& checked) {
         detail::NamedOutput{label_or(checkpoints->label, "the checkpoint"), checkpoints->path};
   }
   if (auto const* pictures = only<Pictures>(e.outputs, "pictures output")) {
+    check_stem(pictures->stem, "pictures");
     if (!can_write_png) {
       throw OutputError(
           "cannot write pictures: this build has no libpng (install libpng-dev "
@@ -89,6 +100,7 @@ detail::RunFiles run_files(CheckedExperiment const& checked) {
     files.images_label = label_or(pictures->label, "the pictures' folder");
     if (pictures->frames_every)
       files.frames = detail::FrameSteps{*pictures->frames_every, checked.steps};
+    files.video = pictures->video;
   }
   if (auto const* receivers = only<ReceiverFiles>(e.outputs, "receivers' output")) {
     if (receivers->plot && !can_plot_receivers()) {
@@ -96,6 +108,7 @@ detail::RunFiles run_files(CheckedExperiment const& checked) {
           "cannot plot the receivers: this build has no libplot (install "
           "libplot-dev and rebuild)");
     }
+    check_stem(receivers->stem, "receivers' files");
     detail::OutputFiles const names{receivers->directory,
                                     receivers->stem.empty() ? checked.stem : receivers->stem};
     if (!e.scene.receivers.empty()) {
@@ -181,8 +194,10 @@ CheckedExperiment check(Experiment experiment) {
     throw std::invalid_argument("a run of " + std::to_string(checked.steps) + " steps");
   }
   experiment.space = space_for(experiment.space, experiment.backend);
-  // Validated for the steps it runs: its sources' values over them; once.
+  // Validated for the steps it runs: its sources' values over them; once, here, whatever
+  // the experiment says (one taken from a checked experiment and changed says so too).
   scene.steps = checked.steps;
+  experiment.validation.validated = false;
   validate(scene, experiment.time_step_key, experiment.inputs, experiment.validation);
   experiment.validation.validated = true;
   std::string const name = scene.name.empty() && !experiment.inputs.empty()

@@ -246,7 +246,11 @@ std::optional<std::int64_t> frame_step(RunFiles const& files, fs::path const& pa
 // it would be in the video. Of the run's, each that is there can be replaced (not a folder
 // nor a FIFO: found now, not after the steps).
 void check_no_stray_frames(RunFiles const& files) {
-  if (!files.images || !files.frames) return;
+  if (!files.images || !files.frames || !files.video) return;
+  // The label names the folder: an option (the program's --output) or a phrase.
+  std::string const elsewhere = files.images_label.starts_with("-")
+                                    ? "give " + files.images_label + " another folder"
+                                    : "write the pictures to another folder";
   std::error_code error;
   for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
        entry.increment(error)) {
@@ -254,8 +258,8 @@ void check_no_stray_frames(RunFiles const& files) {
     if (step && !files.frames->contains(*step)) {
       throw OutputError("'" + entry->path().string() +
                         "' is named as the run's frames are, but is not one: ffmpeg would put it "
-                        "in the video (remove it, or write to another " +
-                        files.images_label + ")");
+                        "in the video (remove it, or " +
+                        elsewhere + ")");
     }
     if (step && !fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
       probe_output(entry->path());

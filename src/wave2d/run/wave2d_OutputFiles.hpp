@@ -79,6 +79,7 @@ struct RunFiles {
   std::optional<OutputFiles> images;  // when the run writes images
   std::string images_label;           // names their folder
   std::optional<FrameSteps> frames;   // of `images`
+  bool video = false;                 // the frames become a video
   std::optional<NamedOutput> npy;
   std::optional<NamedOutput> h5;                 // and its sidecar, h5.xmf
   std::vector<std::filesystem::path> receivers;  // the receivers' files written
@@ -93,8 +94,8 @@ struct RunFiles {
 // the pictures' folder, no output overwrites an input (the checkpoint may be the one
 // resumed) nor is named as the frames are, nor is an input or the checkpoint resumed, the
 // pictures' folder holds no file of the frames' pattern that is not one of the run's frames
-// (ffmpeg would put it in the video), and each file, each of the run's frames already there
-// included, passes probe_output(). The pictures' and the receivers' folders may be
+// where they become a video (ffmpeg would put it in), and each file, each of the run's frames
+// already there included, passes probe_output(). The pictures' and the receivers' folders may be
 // missing, to be made by the run, if probe_new_folder() finds they can be. Every other
 // output's folder must exist.
 void check_outputs(RunFiles const& files);

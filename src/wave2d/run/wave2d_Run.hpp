@@ -21,6 +21,7 @@
 #include <wave2d/run/wave2d_Experiment.hpp>
 #include <wave2d/run/wave2d_OutputFiles.hpp>
 #include <wave2d/run/wave2d_RunMemory.hpp>
+#include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/simulation/wave2d_FiniteCheck.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
@@ -277,8 +278,9 @@ Run<ExecutionSpace> make_run(ExecutionSpace const& space, CheckedExperiment chec
 template <class ExecutionSpace>
 class Run {
  public:
-  // One process, the whole grid. InsufficientMemory for a grid or trace that does not fit
-  // the space's memory, UnknownBackend, CheckpointError for a checkpoint resumed that does
+  // One process, the whole grid. std::invalid_argument for an experiment checked for another
+  // space, InsufficientMemory for a grid or trace that does not fit the space's memory,
+  // UnknownBackend, CheckpointError for a checkpoint resumed that does
   // not belong to the backend; other failures (an allocation Kokkos refuses) are
   // std::runtime_error.
   Run(ExecutionSpace const& space, CheckedExperiment checked)
@@ -332,6 +334,10 @@ Run<ExecutionSpace>::Run(ExecutionSpace const& space, CheckedExperiment checked,
                          std::unique_ptr<detail::Part<ExecutionSpace>> part)
     : space_(space), checked_(std::move(checked)), part_(std::move(part)) {
   Experiment const& e = checked_.experiment;
+  if (e.space != space_name<ExecutionSpace>()) {
+    throw std::invalid_argument("the experiment was checked for the space '" + e.space + "', not " +
+                                space_name<ExecutionSpace>() + " that runs it");
+  }
   if (!part_) {
     check_memory(space_, e.scene);
     try {
@@ -595,9 +601,11 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
 }
 
 // Checks, sets up and runs `experiment` on `space`, one process: check(), Run, execute().
+// An experiment that names no space takes `space`'s; one that names another is refused.
 template <class ExecutionSpace>
 RunResult run(ExecutionSpace const& space, Experiment experiment,
               RunListener const& listener = {}) {
+  if (experiment.space.empty()) experiment.space = space_name<ExecutionSpace>();
   return Run<ExecutionSpace>(space, check(std::move(experiment))).execute(listener);
 }
 

@@ -105,6 +105,12 @@ void initialize(std::vector<std::string> const& arguments) {
   std::vector<char*> argv;
   for (auto& argument : kept) argv.push_back(argument.data());
   check_kokkos_arguments(argv);  // Kokkos aborts on some bad ones
+  for (std::string_view const help : {"--kokkos-help", "--kokkos-tools-help"}) {
+    if (std::ranges::find(kept, help) != kept.end()) {  // Kokkos prints it and exits
+      throw std::invalid_argument(std::string(help) + " would end Python after the help: `wave2d " +
+                                  std::string(help) + "` prints it");
+    }
+  }
   int argc = int(argv.size());
   argv.push_back(nullptr);
   Kokkos::initialize(argc, argv.data());
@@ -581,6 +587,17 @@ void set_walls(Scene& scene, py::handle value) {
     bool const* cells = array.data();
     if (std::any_of(cells, cells + scene.cells(), [](bool wall) { return wall; })) {
       walls.assign(cells, cells + scene.cells());
+    }
+    // As a scene file's: the rule holds walls at 0, and a source there would be silent.
+    for (std::size_t i = 0; i < scene.sources.size(); ++i) {
+      auto const& source = scene.sources[i];
+      bool const inside =
+          source.x >= 0 && source.x < scene.nx && source.y >= 0 && source.y < scene.ny;
+      if (!walls.empty() && inside && walls[scene.index(source.x, source.y)]) {
+        throw std::invalid_argument("Scene.walls: a wall on source " + std::to_string(i) + " at (" +
+                                    std::to_string(source.x) + ", " + std::to_string(source.y) +
+                                    ") would silence it");
+      }
     }
   }
   scene.walls = std::move(walls);

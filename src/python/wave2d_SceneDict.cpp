@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -94,18 +95,34 @@ class Converter {
       put(table(value, where));
     } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
       put(array(value, where));
-    } else if (py::hasattr(value, "__index__")) {  // int, NumPy integers
-      put(integer(value, where));
-    } else if (py::hasattr(value, "__float__")) {  // float, NumPy floats
+    } else if (py::object index = as_index(value)) {  // int, NumPy integers
+      put(integer(index, where));
+    } else if (auto const number = as_float(value)) {  // float, NumPy floats, 0-d arrays
       spend(24, where);
-      double const number = PyFloat_AsDouble(value.ptr());
-      if (number == -1.0 && PyErr_Occurred()) throw py::error_already_set();
-      put(number);
+      put(*number);
     } else {
       throw py::type_error("scene dict: " + where + ": a " +
                            std::string(py::str(value.get_type().attr("__name__"))) +
                            " is not a TOML value");
     }
+  }
+
+  // The value as an int, if it is one (a NumPy array of several values has __index__ and
+  // __float__, and converts by neither).
+  static py::object as_index(py::handle value) {
+    if (!py::hasattr(value, "__index__")) return {};
+    auto index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+    if (!index) PyErr_Clear();
+    return index;
+  }
+  static std::optional<double> as_float(py::handle value) {
+    if (!py::hasattr(value, "__float__")) return std::nullopt;
+    double const number = PyFloat_AsDouble(value.ptr());
+    if (number == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    return number;
   }
 
   toml::array array(py::handle sequence, std::string const& where) {
@@ -128,10 +145,8 @@ class Converter {
     return array;
   }
 
-  std::int64_t integer(py::handle value, std::string const& where) {
+  std::int64_t integer(py::handle index, std::string const& where) {
     spend(20, where);
-    py::object const index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
-    if (!index) throw py::error_already_set();
     int overflow = 0;
     long long const number = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (overflow != 0) fail(where, "an integer beyond 64 bits");
@@ -146,7 +161,10 @@ class Converter {
     if (std::uint64_t(PyUnicode_GetLength(value.ptr())) > max_bytes) fail(where, too_long);
     Py_ssize_t size = 0;
     char const* const utf8 = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
-    if (utf8 == nullptr) throw py::error_already_set();
+    if (utf8 == nullptr) {  // a lone surrogate
+      PyErr_Clear();
+      fail(where, "a string that UTF-8 cannot hold");
+    }
     if (std::uint64_t(size) > max_bytes) fail(where, too_long);
     spend(std::uint64_t(size) + 3, where);
     return std::string(utf8, std::size_t(size));

@@ -110,6 +110,16 @@ class HostileSceneDicts(unittest.TestCase):
             wave2d.Scene(no_steps)
         self.assert_refused({"grid": {"nx": None}}, "scene dict: grid.nx: a NoneType",
                             error=TypeError)
+        self.assert_refused(dict(SCENE, grid={"nx": np.array([40, 41]), "ny": 30}),
+                            "scene dict: grid.nx: a ndarray is not a TOML value", error=TypeError)
+        self.assert_refused(dict(SCENE, name="\ud800"),
+                            "scene dict: name: a string that UTF-8 cannot hold")
+
+    def test_numpy_scalars_are_numbers(self):
+        scene = wave2d.Scene(dict(SCENE, grid={"nx": np.int64(40), "ny": np.array(30)},
+                                  time={"steps": 5, "dt": np.array(0.005)}))
+        self.assertEqual((scene.nx, scene.ny), (40, 30))
+        self.assertAlmostEqual(scene.dt, 0.005)
 
     def test_the_unstable_step_names_allow_unstable(self):
         unstable = dict(SCENE, time={"steps": 5, "dt": 0.9})

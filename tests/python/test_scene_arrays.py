@@ -69,6 +69,8 @@ class Walls(unittest.TestCase):
             (np.zeros(1200, dtype=bool), r"the grid's shape .* not \(1200,\)"),
             (np.zeros((30, 40), dtype=np.uint8), "Scene.walls: a bool array, not of uint8"),
             (np.zeros((30, 40)), "Scene.walls: a bool array, not of float64"),
+            (np.eye(30, 40, k=0, dtype=bool),
+             r"Scene.walls: a wall on source 0 at \(10, 10\) would silence it"),
         ]:
             with self.subTest(message=message):
                 with self.assertRaisesRegex(ValueError, message):

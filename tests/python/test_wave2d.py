@@ -342,15 +342,24 @@ class Kokkos(unittest.TestCase):
 
     def test_bad_arguments_are_value_errors(self):
         result = run_python("""
+            import os
             import wave2d
+            for arguments in (["--kokkos-num-threads=abc"], ["--kokkos-help"]):
+                try:
+                    wave2d.initialize(arguments)
+                except ValueError as e:
+                    print("refused:", e)
+            os.environ["KOKKOS_DISABLE_WARNINGS"] = "maybe"
             try:
-                wave2d.initialize(["--kokkos-num-threads=abc"])
+                wave2d.initialize([])
             except ValueError as e:
                 print("refused:", e)
             print(wave2d.is_initialized())
         """)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("refused: --kokkos-num-threads=abc", result.stdout)
+        self.assertIn("refused: --kokkos-help would end Python", result.stdout)
+        self.assertIn("refused: KOKKOS_DISABLE_WARNINGS=maybe: expected", result.stdout)
         self.assertIn("False", result.stdout)
 
     def test_finalize_lets_every_simulation_go(self):

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -113,13 +114,19 @@ void initialize(std::vector<std::string> const& arguments) {
   }
   int argc = int(argv.size());
   argv.push_back(nullptr);
+  // As the program: threads are unbound unless OMP_PROC_BIND or OMP_PLACES says otherwise (the
+  // OpenMP runtime read them when it was loaded); "false" says so to Kokkos, whose OpenMP
+  // would warn of it on every start.
+  if (std::getenv("OMP_PROC_BIND") == nullptr && std::getenv("OMP_PLACES") == nullptr) {
+    ::setenv("OMP_PROC_BIND", "false", 0);
+  }
   Kokkos::initialize(argc, argv.data());
   state.initialized_here = true;
 }
 
 void ensure_initialized() {
   if (runtime().finalized) {
-    throw std::runtime_error("wave2d: Kokkos was finalized (at exit): no more simulations");
+    throw std::runtime_error("wave2d: Kokkos was finalized: no more simulations in this process");
   }
   if (!Kokkos::is_initialized()) initialize({});
 }

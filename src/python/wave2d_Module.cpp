@@ -524,12 +524,13 @@ using Host = Kokkos::DefaultHostExecutionSpace;
 std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::string const& backend,
                                                bool allow_unstable, std::string const& space,
                                                std::string const& plan) {
-  Scene scene = to_scene(scene_source);
+  SceneFile file = scene_file_of(scene_source);
   PlanMode const mode = plan_mode(plan);
   ValidationOptions options{.allow_unstable = allow_unstable,
                             .how_to_allow_unstable = "allow_unstable=True"};
-  validate(scene, options);
+  validate(file, options);  // an unstable time step named at its file's key
   options.validated = true;
+  Scene scene = std::move(file.scene);
   std::string const space_name = space_for(space, backend);  // before Kokkos starts
   std::unique_ptr<AnySimulation> made;
   ensure_initialized();

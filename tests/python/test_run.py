@@ -347,6 +347,8 @@ class Errors(Case):
         with self.assertRaisesRegex(wave2d.SceneError, r"unstable\.toml:8: time\.dt: unstable "
                                                        r"time step: .*allow_unstable=True"):
             wave2d.run(scene_file)
+        with self.assertRaisesRegex(wave2d.SceneError, r"unstable\.toml:8: time\.dt: unstable "):
+            wave2d.Simulation(str(scene_file))
 
 
 class Plans(Case):

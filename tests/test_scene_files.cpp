@@ -513,6 +513,8 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
       {with_grid("[[receivers]]\nx = 4\n"), "6: receivers[0].y: missing"},
       {with_grid("[[receivers]]\nx = 4\ny = 1\nname = \"a b\"\n"),
        "9: receivers[0].name: must be 1 to 64 ASCII letters, digits, '_', '-' or '.'"},
+      {with_grid("[[receivers]]\nx = 4\ny = 1\nname = \"time\"\n"),
+       "9: receivers[0].name: 'time' is a column the receivers' CSV file has already"},
       {with_grid("[[receivers]]\nx = 4\ny = 1\nnom = \"a\"\n"),
        "9: receivers[0].nom: unknown key (expected one of: x, y, name)"},
       {with_grid("[[receivers]]\nx = 4\ny = 1\nname = \"r1\"\n[[receivers]]\nx = 5\ny = 1\n"),

@@ -606,6 +606,9 @@ class SceneFileReader {
         entry.fail("name", "must be 1 to " + std::to_string(max_receiver_name) +
                                " ASCII letters, digits, '_', '-' or '.'");
       }
+      if (name == "step" || name == "time") {
+        entry.fail("name", "'" + name + "' is a column the receivers' CSV file has already");
+      }
       auto const [taken, added] = index_of_name.emplace(name, scene.receivers.size() - 1);
       if (!added) {
         entry.fail_here("the name '" + name + "' is already receivers[" +

@@ -206,6 +206,20 @@ TEST_F(Run, AStrayFrameMattersOnlyToTheVideo) {
   EXPECT_NO_THROW(check(e));
 }
 
+// Receivers' files asked of a scene with none: nothing written, and a note says why.
+TEST_F(Run, ReceiversFilesOfASceneWithoutReceiversAreANote) {
+  Experiment e{.scene = scene_with_receivers(), .backend = "reference", .steps = 5};
+  e.scene.receivers.clear();
+  e.outputs = {ReceiverFiles{.directory = dir(), .plot = false}};
+  std::vector<std::string> notes;
+  RunResult const result =
+      wave2d::run(space_, e, {.note = [&](std::string const& note) { notes.push_back(note); }});
+  EXPECT_TRUE(result.written.empty());
+  EXPECT_TRUE(fs::is_empty(dir()));
+  EXPECT_EQ(notes, std::vector<std::string>{
+                       "the scene has no receivers: no receivers' files are written"});
+}
+
 // A checked experiment taken and changed is checked again in full, and runs only on the
 // space it was checked for.
 TEST_F(Run, AChangedExperimentIsCheckedAgainAndRunsOnItsOwnSpace) {

@@ -68,7 +68,8 @@ struct RunListener {
   // made: false stops the run there.
   std::function<bool(RunProgress const&)> progress;
   std::function<void(WrittenOutput const&)> wrote;
-  // The plan cache's problems, no ffmpeg for the video.
+  // The plan cache's problems, no ffmpeg for the video, receivers' files asked of a scene
+  // with no receivers.
   std::function<void(std::string const&)> note;
   // What failed without failing the run: a video ffmpeg could not make.
   std::function<void(std::string const&)> warning;
@@ -499,6 +500,10 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
   result.cells = scene.cells();
   if (processes.root() && listener.note && plan()) {
     for (auto const& note : plan()->notes) listener.note(note);
+  }
+  if (processes.root() && listener.note && scene.receivers.empty() &&
+      detail::find_output<ReceiverFiles>(e.outputs)) {
+    listener.note("the scene has no receivers: no receivers' files are written");
   }
   if (!scene.receivers.empty()) part.reserve_receivers(space_, end - local.steps_done());
 

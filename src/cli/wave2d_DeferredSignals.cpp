@@ -28,8 +28,8 @@ DeferredSignals::~DeferredSignals() {
 
 int DeferredSignals::pending() const { return received; }
 
-void DeferredSignals::end_by_pending_signal() {
-  int const signal_number = received;
+void DeferredSignals::end_by(int signal_number) {
+  if (signal_number <= 0 || signal_number >= NSIG) std::_Exit(1);
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
   std::_Exit(128 + signal_number);  // not reached: the signal's default action ends the process

@@ -20,7 +20,10 @@ class DeferredSignals {
   // The signal received, 0 if none.
   int pending() const;
   // Ends the process by the pending signal, as it would have ended it.
-  [[noreturn]] void end_by_pending_signal();
+  [[noreturn]] void end_by_pending_signal() { end_by(pending()); }
+  // Ends the process by `signal_number`, as that signal would have ended it: the ranks of a
+  // distributed run stopped by one rank's signal end as that rank does.
+  [[noreturn]] void end_by(int signal_number);
 };
 
 }  // namespace wave2d::cli

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -183,7 +184,10 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
         std::cerr << " (--checkpoint-every STEPS FILE keeps a checkpoint to go on from)\n";
       }
     }
-    signals.end_by_pending_signal();
+    // The ranks stopped together; those that received no signal end by a rank's.
+    int const mine = signals.pending();
+    int const least = run.processes().group().minimum(mine != 0 ? mine : INT_MAX);
+    signals.end_by(mine != 0 ? mine : least);
   }
   if (!root || result.step == result.first_step) return;
   std::ostringstream time, rate;

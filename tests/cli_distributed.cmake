@@ -136,3 +136,15 @@ if(NOT one_status EQUAL 1 OR NOT many_status EQUAL one_status OR NOT many_times 
                       "${one_status}: '${many_errors}', on one process '${one_errors}'\n${many_stdout}")
 endif()
 compare_files("going non-finite with --overlap yes, the last finite state" "png$")
+
+# Planning measures one process's grid: under mpirun it is refused, once.
+execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                        ${CLI} plan --scene double-slit-small
+                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
+                OUTPUT_VARIABLE out)
+string(REGEX MATCHALL "wave2d: error:" said "${errors}")
+list(LENGTH said times)
+if(status EQUAL 0 OR NOT times EQUAL 1 OR
+   NOT errors MATCHES "plan measures the grid on one process: run it without mpirun")
+  message(FATAL_ERROR "plan under mpirun: status ${status}, ${times} errors: ${errors}${out}")
+endif()

@@ -16,6 +16,15 @@ namespace wave2d::cli {
 
 namespace {
 
+// Planning measures one process's whole grid: under mpirun every rank would measure it and
+// write the same plan-cache entry at once (a distributed run with auto plans its windows).
+void refuse_ranks(char const* command) {
+  if (launched_ranks() > 1) {
+    throw InputError(std::string(command) +
+                     " measures the grid on one process: run it without mpirun");
+  }
+}
+
 // The scene, checked; InputError for what the user named.
 Scene checked_scene(std::string const& name) {
   try {
@@ -57,6 +66,7 @@ std::string available_backends() {
 
 void list_backends_for(std::ostream& out, std::string const& scene_name,
                        std::vector<char*> kokkos_arguments) {
+  refuse_ranks("backends --scene");
   Scene const scene = checked_scene(scene_name);
   KokkosScope const kokkos(std::move(kokkos_arguments));
   for_each_space([&]<class ExecutionSpace>() {
@@ -70,6 +80,7 @@ void list_backends_for(std::ostream& out, std::string const& scene_name,
 
 void plan_command(std::string const& scene_name, std::string const& space_option,
                   std::vector<char*> kokkos_arguments) {
+  refuse_ranks("plan");
   Scene const scene = checked_scene(scene_name);
   std::string space_name;
   try {

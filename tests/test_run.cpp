@@ -143,6 +143,25 @@ TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateW
   e.keep_last_finite = true;
   EXPECT_THROW(run(space_, e), NotFinite);
   EXPECT_TRUE(fs::exists(dir() / "f.npy"));
+
+  // The receivers' files of the last finite state: those of a run that ends there.
+  e.scene.receivers = {{20, 15, "mic"}, {5, 5, ""}};
+  e.outputs = {NpyFile{dir() / "f.npy"}, ReceiverFiles{.directory = dir() / "kept", .plot = false}};
+  std::int64_t last_finite = 0;
+  try {
+    run(space_, e);
+    FAIL() << "it ran to the end";
+  } catch (NotFinite const& error) {
+    last_finite = error.step() - 1;
+  }
+  e.keep_last_finite = false;
+  e.steps = last_finite;
+  e.outputs = {ReceiverFiles{.directory = dir() / "ran", .plot = false}};
+  run(space_, e);
+  for (char const* file : {"test.receivers.npy", "test.receivers.csv"}) {
+    ASSERT_TRUE(fs::exists(dir() / "kept" / file)) << file;
+    EXPECT_EQ(read_file(dir() / "kept" / file), read_file(dir() / "ran" / file)) << file;
+  }
 }
 
 // Chunks double while short (0.05 s), and on up to 1 s while the checks after them weigh.

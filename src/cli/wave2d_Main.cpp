@@ -174,7 +174,7 @@ void add_run_options(CLI::App& run, RunOptions& options) {
                ".png), written by default when it has receivers");
   run.add_flag("--keep-last-finite", options.keep_last_finite,
                "When the field stops being finite, still write the last finite state's "
-               "image and array (the run fails all the same)");
+               "image, arrays and receivers' files (the run fails all the same)");
   run.add_option_function<std::vector<std::string>>(
          "--checkpoint-every",
          [&options](std::vector<std::string> const& values) {

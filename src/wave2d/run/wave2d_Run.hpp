@@ -226,8 +226,24 @@ class LastFinite {
     Kokkos::deep_copy(space, current_, part.local().current());
     step_ = part.local().steps_done();
   }
+  // The saved state, with the receivers' trace up to it: set_state restarts the trace, whose
+  // rows the receivers' files of the last finite state then hold.
   void restore(ExecutionSpace const& space, Part<ExecutionSpace>& part) const {
+    auto const& local = part.local();
+    std::int64_t const first = local.receivers_first_step();
+    std::size_t const columns = local.receivers().extent(1);
+    std::size_t const rows = first <= step_ ? std::size_t(step_ - first + 1) : 0;
+    std::vector<float> kept(rows * columns);
+    if (!kept.empty()) {
+      Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+          kept.data(), rows, columns);
+      Kokkos::deep_copy(space, host,
+                        Kokkos::subview(local.receivers(),
+                                        std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL));
+      wave2d::fence(space, "wave2d::run::LastFinite: the trace kept");
+    }
     part.set_state(space, previous_, current_, step_);
+    if (!kept.empty()) part.restore_receivers(space, HostRows(kept.data(), rows, columns), first);
   }
 
  private:

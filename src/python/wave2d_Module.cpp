@@ -598,10 +598,8 @@ void set_walls(Scene& scene, py::handle value) {
     }
     // As a scene file's: the rule holds walls at 0, and a source there would be silent.
     for (std::size_t i = 0; i < scene.sources.size(); ++i) {
-      auto const& source = scene.sources[i];
-      bool const inside =
-          source.x >= 0 && source.x < scene.nx && source.y >= 0 && source.y < scene.ny;
-      if (!walls.empty() && inside && walls[scene.index(source.x, source.y)]) {
+      auto const& source = scene.sources[i];  // in the grid: checked when the scene was made
+      if (!walls.empty() && walls[scene.index(source.x, source.y)]) {
         throw std::invalid_argument("Scene.walls: a wall on source " + std::to_string(i) + " at (" +
                                     std::to_string(source.x) + ", " + std::to_string(source.y) +
                                     ") would silence it");

@@ -116,29 +116,37 @@ void check_checkpoint_memory(fs::path const& path, CheckpointData const& header)
   }
 }
 
+std::optional<FieldValue> first_not_finite(std::span<float const> previous,
+                                           std::span<float const> current, std::int64_t step,
+                                           Window const& cells) {
+  std::size_t const nx = std::size_t(std::max(cells.local_nx(), 1));
+  for (auto const& [field, at] : {std::pair(previous, step - 1), std::pair(current, step)}) {
+    auto const bad = std::ranges::find_if(field, [](float value) { return !std::isfinite(value); });
+    if (bad != field.end()) {
+      auto const i = std::size_t(bad - field.begin());
+      return FieldValue{*bad, at, cells.origin_x() + std::int64_t(i % nx),
+                        cells.origin_y() + std::int64_t(i / nx)};
+    }
+  }
+  return std::nullopt;
+}
+
 void check_checkpoint_finite(fs::path const& path, CheckpointData const& data,
                              std::optional<Window> const& region) {
-  auto const first_not_finite = [](std::vector<float> const& values) {
-    return std::size_t(std::find_if(values.begin(), values.end(),
-                                    [](float value) { return !std::isfinite(value); }) -
-                       values.begin());
-  };
   auto const refuse = [&](float value, std::string const& where) {
     throw CheckpointError("checkpoint '" + path.string() + "' holds " + std::to_string(value) +
                           " in " + where + ": no run can go on from a state that is not finite");
   };
-  Window const cells = region ? *region : Window::whole(data.nx, data.ny);
-  std::size_t const nx = std::size_t(std::max(cells.local_nx(), 1));
-  for (auto const& [field, step] :
-       {std::pair(&data.previous, data.step - 1), std::pair(&data.current, data.step)}) {
-    if (std::size_t const i = first_not_finite(*field); i < field->size()) {
-      refuse((*field)[i], "u at step " + std::to_string(step) + ", cell (" +
-                              std::to_string(cells.origin_x() + std::int64_t(i % nx)) + ", " +
-                              std::to_string(cells.origin_y() + std::int64_t(i / nx)) + ")");
-    }
+  if (auto const bad = first_not_finite(data.previous, data.current, data.step,
+                                        region ? *region : Window::whole(data.nx, data.ny))) {
+    refuse(bad->value, "u at step " + std::to_string(bad->step) + ", cell (" +
+                           std::to_string(bad->x) + ", " + std::to_string(bad->y) + ")");
   }
-  if (std::size_t const i = first_not_finite(data.trace); i < data.trace.size()) {
-    refuse(data.trace[i],
+  auto const trace_value =
+      std::ranges::find_if(data.trace, [](float value) { return !std::isfinite(value); });
+  if (trace_value != data.trace.end()) {
+    auto const i = std::size_t(trace_value - data.trace.begin());
+    refuse(*trace_value,
            "the receivers' trace after step " +
                std::to_string(data.trace_first_step + std::int64_t(i / data.receivers)) +
                ", receiver " + std::to_string(i % data.receivers));

@@ -124,6 +124,18 @@ CheckpointData read_checkpoint_header(std::filesystem::path const& path);
 // host's available memory: for a reader to call before it allocates them.
 void check_checkpoint_memory(std::filesystem::path const& path, CheckpointData const& header);
 
+// The first value of a pair of fields, u(t_{step-1}) then u(t_step), that is not finite, and
+// its cell in the whole grid (the fields hold the local grid of `cells`); none if all are.
+struct FieldValue {
+  float value = 0.0f;
+  std::int64_t step = 0;
+  std::int64_t x = 0;
+  std::int64_t y = 0;
+};
+std::optional<FieldValue> first_not_finite(std::span<float const> previous,
+                                           std::span<float const> current, std::int64_t step,
+                                           Window const& cells);
+
 // CheckpointError naming the first value of the fields or the trace that is not finite (its
 // cell in the whole grid: the fields hold the local grid of `region`): a state no run can go
 // on from.

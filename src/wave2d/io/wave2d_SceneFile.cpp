@@ -606,7 +606,7 @@ class SceneFileReader {
         entry.fail("name", "must be 1 to " + std::to_string(max_receiver_name) +
                                " ASCII letters, digits, '_', '-' or '.'");
       }
-      if (name == "step" || name == "time") {
+      if (is_trace_column(name)) {
         entry.fail("name", "'" + name + "' is a column the receivers' CSV file has already");
       }
       auto const [taken, added] = index_of_name.emplace(name, scene.receivers.size() - 1);

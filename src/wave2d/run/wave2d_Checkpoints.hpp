@@ -11,12 +11,9 @@
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace wave2d {
@@ -84,18 +81,13 @@ void write_checkpoint(std::filesystem::path const& path, ExecutionSpace const& s
     current = owned_cells(space, window, local.current());
     trace = owned_trace(space, local);
     // A checkpoint holds a state a run can go on from: none that is not finite.
-    for (auto const& [field, step] :
-         {std::pair(&previous, header.step - 1), std::pair(&current, header.step)}) {
-      auto const bad = std::ranges::find_if(*field, [](float u) { return !std::isfinite(u); });
-      if (bad != field->end()) {
-        auto const i = std::size_t(bad - field->begin());
-        throw CheckpointError("cannot write checkpoint '" + path.string() + "': u at step " +
-                              std::to_string(step) + " is " + std::to_string(*bad) + " at cell (" +
-                              std::to_string(window.x0 + std::int64_t(i % std::size_t(window.nx))) +
-                              ", " +
-                              std::to_string(window.y0 + std::int64_t(i / std::size_t(window.nx))) +
-                              "): no run could go on from it");
-      }
+    Window const owned{window.global_nx, window.global_ny, window.x0, window.y0,
+                       window.nx,        window.ny,        0};
+    if (auto const bad = first_not_finite(previous, current, header.step, owned)) {
+      throw CheckpointError("cannot write checkpoint '" + path.string() + "': u at step " +
+                            std::to_string(bad->step) + " is " + std::to_string(bad->value) +
+                            " at cell (" + std::to_string(bad->x) + ", " + std::to_string(bad->y) +
+                            "): no run could go on from it");
     }
   });
   wave2d::write_checkpoint(path, header, window, previous, current, trace.columns, trace.values,

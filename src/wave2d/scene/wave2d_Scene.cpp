@@ -94,7 +94,7 @@ void check_receivers(Scene const& scene) {
       fail("receiver " + std::to_string(i) + "'s name must be 1 to " +
            std::to_string(max_receiver_name) + " letters, digits, '_', '-' or '.'");
     }
-    if (name == "step" || name == "time") {
+    if (is_trace_column(name)) {
       fail("receiver " + std::to_string(i) + " is named '" + name +
            "', a column the receivers' CSV file has already");
     }

@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wave2d {
@@ -50,6 +51,8 @@ inline constexpr std::size_t max_sources = (std::size_t(1) << 24) - 1;
 // Receivers a scene may list: a trace row holds one float per receiver.
 inline constexpr std::size_t max_receivers = 4096;
 inline constexpr std::size_t max_receiver_name = 64;
+// The receivers' CSV file's own columns, which no receiver may be named.
+inline bool is_trace_column(std::string_view name) { return name == "step" || name == "time"; }
 
 // Quadratic absorbing layer along the four sides: in a band `width` (a fraction of
 // each side's length) the damping ramps from 0 to `strength` at the border.

@@ -264,12 +264,19 @@ class Simulation {
     }
   }
 
-  // A call that would launch kernels or allocate: refused (std::logic_error) once Kokkos is
-  // finalized, and on a simulation moved from.
-  void require_usable(char const* name) const {
+  // std::logic_error outside Kokkos' lifetime, which the application keeps.
+  static void require_kokkos(char const* name) {
     if (!Kokkos::is_initialized() || Kokkos::is_finalized()) {
-      throw std::logic_error(std::string(name) + ": Kokkos is not initialized (or finalized)");
+      throw std::logic_error(std::string(name) +
+                             " needs Kokkos to be initialized (and not yet finalized) by the "
+                             "application");
     }
+  }
+
+  // A call that would launch kernels or allocate: refused (std::logic_error) outside Kokkos'
+  // lifetime, and on a simulation moved from.
+  void require_usable(char const* name) const {
+    require_kokkos(name);
     if (!stepper_) throw std::logic_error(std::string(name) + ": the simulation was moved from");
   }
 
@@ -457,11 +464,7 @@ class Simulation {
   }
 
   static Scene checked(Scene scene, ValidationOptions options) {
-    if (!Kokkos::is_initialized() || Kokkos::is_finalized()) {
-      throw std::logic_error(
-          "wave2d::Simulation needs Kokkos to be initialized (and not yet finalized) by the "
-          "application");
-    }
+    require_kokkos("wave2d::Simulation");
     validate(scene, options);
     return scene;
   }

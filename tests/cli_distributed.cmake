@@ -137,9 +137,12 @@ if(NOT one_status EQUAL 1 OR NOT many_status EQUAL one_status OR NOT many_times 
 endif()
 compare_files("going non-finite with --overlap yes, the last finite state" "png$")
 
-# Planning measures one process's grid: under mpirun it is refused, once.
+# Planning measures one process's grid: under mpirun it is refused, once, by rank 0 even
+# where it starts last (mpirun ends the job when the first rank fails).
+set(rank "\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}")
+set(rank_0_late "if [ ${rank} = 0 ]; then sleep 1; fi; exec \"\$0\" \"\$@\"")
 execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
-                        ${CLI} plan --scene double-slit-small
+                        sh -c "${rank_0_late}" ${CLI} plan --scene double-slit-small
                 WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
                 OUTPUT_VARIABLE out)
 string(REGEX MATCHALL "wave2d: error:" said "${errors}")
@@ -147,4 +150,17 @@ list(LENGTH said times)
 if(status EQUAL 0 OR NOT times EQUAL 1 OR
    NOT errors MATCHES "plan measures the grid on one process: run it without mpirun")
   message(FATAL_ERROR "plan under mpirun: status ${status}, ${times} errors: ${errors}${out}")
+endif()
+
+# A rank that fails alone before the ranks meet says so itself (rank 0 waits in MPI).
+set(rank_1_fails "if [ ${rank} = 1 ]; then export KOKKOS_NUM_THREADS=; fi; exec \"\$0\" \"\$@\"")
+execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                        sh -c "${rank_1_fails}" ${CLI} run --scene double-slit-small --steps 4
+                        --output alone
+                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
+                OUTPUT_VARIABLE out)
+string(REGEX MATCHALL "wave2d: error:" said "${errors}")
+list(LENGTH said times)
+if(NOT status EQUAL 2 OR NOT times EQUAL 1 OR NOT errors MATCHES "error: rank 1: KOKKOS_NUM_THREADS=")
+  message(FATAL_ERROR "rank 1 failing alone: status ${status}, ${times} errors: ${errors}${out}")
 endif()

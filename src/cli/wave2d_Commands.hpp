@@ -64,8 +64,10 @@ struct RunOptions {
 
 // Prints "wave2d: error: <message>" once, and only where report_errors(true) was said last
 // (rank 0 of an MPI job; the other ranks say nothing, so that an error shows once).
+// `ranks_met`: the ranks have met in MPI, whose finalization no rank leaves before rank 0 has
+// reported; before that, failing() holds the other ranks back.
 void report_error(std::string const& message);
-void report_errors(bool here);
+void report_errors(bool here, bool ranks_met);
 
 // How many ranks mpirun started (1 outside an MPI job).
 int launched_ranks();

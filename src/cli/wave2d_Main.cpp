@@ -14,6 +14,7 @@
 
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -220,6 +222,8 @@ namespace {
 
 bool error_reporter = true;  // false on the ranks of an MPI job other than 0
 bool error_reported = false;
+bool ranks_met = false;
+std::string unreported;  // the error a rank other than 0 kept to itself
 
 // Under mpirun, by the variables Open MPI and MPICH's launchers set.
 int launched(char const* open_mpi, char const* mpich, int otherwise) {
@@ -233,7 +237,10 @@ int launched(char const* open_mpi, char const* mpich, int otherwise) {
 
 int launched_ranks() { return launched("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1); }
 
-void report_errors(bool here) { error_reporter = here; }
+void report_errors(bool here, bool met) {
+  error_reporter = here;
+  ranks_met = met;
+}
 
 namespace {
 
@@ -261,6 +268,7 @@ std::string one_line(std::string_view text) {
 }  // namespace
 
 void report_error(std::string const& message) {
+  if (!error_reporter && unreported.empty()) unreported = message;
   if (!error_reporter || error_reported) return;
   // One write: mpirun's banner, written beside it, cannot cut it in two.
   std::string const line = "wave2d: error: " + one_line(message) + "\n";
@@ -270,6 +278,24 @@ void report_error(std::string const& message) {
   }
   error_reported = true;
 }
+
+namespace {
+
+// The exit status of a failure. mpirun ends the job once one rank has failed, rank 0 with
+// it: a rank other than 0 that failed before the ranks met (the command line, a command
+// refused under mpirun; every rank fails alike) waits for that end, so that rank 0 has
+// written why first. A failure rank 0 did not share outlasts the wait and is said here.
+int failing(int status) {
+  if (!error_reporter && !ranks_met) {
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    error_reporter = true;
+    report_error("rank " + std::to_string(launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0)) + ": " +
+                 unreported);
+  }
+  return status;
+}
+
+}  // namespace
 
 bool is_input_error(std::exception const& e) {
   return dynamic_cast<InputError const*>(&e) != nullptr ||
@@ -327,14 +353,14 @@ int main(int argc, char* argv[]) {
   add_run_options(*run, options);
 
   // Under mpirun, rank 0 alone says what went wrong.
-  report_errors(launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0) == 0);
+  report_errors(launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0) == 0, false);
   try {
     app.parse(int(arguments.size()), arguments.data());
   } catch (CLI::ParseError const& e) {
     if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
     std::string const command = *run ? "run " : *plan ? "plan " : *backends ? "backends " : "";
     report_error(std::string(e.what()) + " (see wave2d " + command + "--help)");
-    return exit_input_error;
+    return failing(exit_input_error);
   }
 
   try {
@@ -355,6 +381,6 @@ int main(int argc, char* argv[]) {
     return 0;
   } catch (std::exception const& e) {
     report_error(e.what());
-    return is_input_error(e) ? exit_input_error : exit_runtime_failure;
+    return failing(is_input_error(e) ? exit_input_error : exit_runtime_failure);
   }
 }

@@ -292,7 +292,7 @@ void run_command(RunOptions options, std::vector<char*> kokkos_arguments) {
     MpiScope const mpi;
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    report_errors(rank == 0);
+    report_errors(rank == 0, true);
     try {
       CheckedExperiment checked = checked_input(options, request, processes_of(MPI_COMM_WORLD));
       on_space(checked.experiment.space, [&]<class ExecutionSpace>() {

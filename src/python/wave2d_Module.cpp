@@ -170,11 +170,11 @@ std::vector<std::string> builtin_names() {
 
 SceneFileOptions const scene_file_options{.check_grid = check_host_memory};
 
-// A scene and the files it was read from: a wave2d.Scene (none), a dict (its masks), a
-// str as `wave2d run --scene` takes it (a built-in scene's name, else a scene file), or a
-// path of a scene file.
+// A scene and the files it was read from: a wave2d.Scene (which keeps them), a dict (its
+// masks), a str as `wave2d run --scene` takes it (a built-in scene's name, else a scene
+// file), or a path of a scene file.
 SceneFile scene_file_of(py::handle source) {
-  if (py::isinstance<Scene>(source)) return {source.cast<Scene>(), {}, {}};
+  if (py::isinstance<SceneFile>(source)) return source.cast<SceneFile>();
   if (py::isinstance<py::dict>(source)) return scene_from_dict(source, scene_file_options);
   if (py::isinstance<py::str>(source)) return load_scene(source.cast<std::string>());
   if (py::hasattr(source, "__fspath__")) {
@@ -350,6 +350,17 @@ class AnySimulation : public Resource {
   virtual void write_checkpoint(fs::path const& path) = 0;
   virtual void resume(fs::path const& path) = 0;
   virtual py::object plan() = 0;
+
+  // The files the scene was read from, which no checkpoint overwrites, and the key that set
+  // its time step: what a wave2d.Scene of it keeps.
+  std::vector<fs::path> inputs;
+  SceneFileKey time_step_key;
+
+  SceneFile scene_file() { return {scene(), inputs, time_step_key}; }
+  void save_checkpoint(fs::path const& path) {
+    detail::refuse_overwriting_inputs({"the checkpoint", path}, inputs);
+    write_checkpoint(path);
+  }
 
  protected:
   // One thread at a time in a simulation: the calls of others wait, without the GIL
@@ -538,6 +549,8 @@ std::unique_ptr<AnySimulation> make_simulation(py::handle scene_source, std::str
     made = std::make_unique<SimulationOn<ExecutionSpace>>(std::move(scene), backend, options,
                                                           PlanOptions{.mode = mode});
   });
+  made->inputs = std::move(file.files);
+  made->time_step_key = std::move(file.time_step_key);
   return made;
 }
 
@@ -889,51 +902,63 @@ PYBIND11_MODULE(wave2d, m) {
       "execution_space", [] { return std::string(Default::name()); },
       "The default execution space of this build's Kokkos.");
 
-  py::class_<Scene>(m, "Scene",
-                    "A scene: a built-in scene's name, a TOML scene file (docs/scene-files.md) "
-                    "or a dict with the keys of one.")
-      .def(py::init([](py::object const& source) { return to_scene(source); }), py::arg("source"))
-      .def_readwrite("name", &Scene::name)
-      .def_readonly("nx", &Scene::nx)
-      .def_readonly("ny", &Scene::ny)
-      .def_readonly("c", &Scene::c)
-      .def_readonly("dx", &Scene::dx)
-      .def_readonly("dt", &Scene::dt)
-      .def_readonly("t0", &Scene::t0)
-      .def_readwrite("steps", &Scene::steps, "The scene's default number of steps.")
+  // A scene and the files it was read from, which no run's output overwrites.
+  py::class_<SceneFile>(m, "Scene",
+                        "A scene: a built-in scene's name, a TOML scene file "
+                        "(docs/scene-files.md) or a dict with the keys of one.")
+      .def(py::init(&scene_file_of), py::arg("source"))
       .def_property(
-          "walls", [](Scene const& scene) { return grid_copy<bool>(scene, scene.walls); },
-          &set_walls,
+          "name", [](SceneFile const& file) { return file.scene.name; },
+          [](SceneFile& file, std::string name) { file.scene.name = std::move(name); })
+      .def_property_readonly("nx", [](SceneFile const& file) { return file.scene.nx; })
+      .def_property_readonly("ny", [](SceneFile const& file) { return file.scene.ny; })
+      .def_property_readonly("c", [](SceneFile const& file) { return file.scene.c; })
+      .def_property_readonly("dx", [](SceneFile const& file) { return file.scene.dx; })
+      .def_property_readonly("dt", [](SceneFile const& file) { return file.scene.dt; })
+      .def_property_readonly("t0", [](SceneFile const& file) { return file.scene.t0; })
+      .def_property(
+          "steps", [](SceneFile const& file) { return file.scene.steps; },
+          [](SceneFile& file, std::int64_t steps) { file.scene.steps = steps; },
+          "The scene's default number of steps.")
+      .def_property(
+          "walls",
+          [](SceneFile const& file) { return grid_copy<bool>(file.scene, file.scene.walls); },
+          [](SceneFile& file, py::handle walls) { set_walls(file.scene, walls); },
           "A (ny, nx) bool array, True on walls: a read-only copy. Assign a bool array of the "
           "grid's shape to change them, None for none.")
       .def_property(
           "speed",
-          [](Scene const& scene) -> py::object {
-            if (scene.speed.empty()) return py::none();
-            return grid_copy<float>(scene, scene.speed);
+          [](SceneFile const& file) -> py::object {
+            if (file.scene.speed.empty()) return py::none();
+            return grid_copy<float>(file.scene, file.scene.speed);
           },
-          &set_speed,
+          [](SceneFile& file, py::handle speed) { set_speed(file.scene, speed); },
           "The wave speed of each cell, a (ny, nx) float32 array (a read-only copy), or None "
           "where it is c everywhere. Assign an array of real numbers of the grid's shape, or "
           "None; its values are checked when the scene runs.")
       .def_property_readonly(
-          "sources", [](Scene const& scene) { return cells_of(scene.sources); },
+          "sources", [](SceneFile const& file) { return cells_of(file.scene.sources); },
           "The sources' cells, (x, y).")
       .def_property_readonly(
-          "receivers", [](Scene const& scene) { return cells_of(scene.receivers); },
+          "receivers", [](SceneFile const& file) { return cells_of(file.scene.receivers); },
           "The receivers' cells, (x, y): the columns of Simulation.receivers.")
       .def_property_readonly(
           "receiver_names",
-          [](Scene const& scene) {
+          [](SceneFile const& file) {
             std::vector<std::string> names;
-            for (std::size_t i = 0; i < scene.receivers.size(); ++i) {
-              names.push_back(receiver_name(scene, i));
+            for (std::size_t i = 0; i < file.scene.receivers.size(); ++i) {
+              names.push_back(receiver_name(file.scene, i));
             }
             return names;
           },
           "The receivers' names, 'r<index>' for those the scene leaves unnamed.")
-      .def("courant_number", &courant_number)
-      .def("__repr__", [](Scene const& scene) {
+      .def_property_readonly(
+          "files", [](SceneFile const& file) { return file.files; },
+          "The files it was read from (the scene file, its masks), which run() and "
+          "Simulation.save_checkpoint never write over.")
+      .def("courant_number", [](SceneFile const& file) { return courant_number(file.scene); })
+      .def("__repr__", [](SceneFile const& file) {
+        Scene const& scene = file.scene;
         return "<wave2d.Scene '" + scene.name + "' " + std::to_string(scene.nx) + " x " +
                std::to_string(scene.ny) + ", " + std::to_string(scene.steps) + " steps>";
       });
@@ -980,12 +1005,13 @@ PYBIND11_MODULE(wave2d, m) {
       .def_property_readonly("configuration", &AnySimulation::configuration,
                              "What the backend runs for this grid.")
       .def_property_readonly("space", &AnySimulation::space, "The execution space it runs on.")
-      .def_property_readonly("scene", &AnySimulation::scene)
+      .def_property_readonly("scene", &AnySimulation::scene_file)
       .def_property_readonly("plan", &AnySimulation::plan,
                              "How backend 'auto' chose, as wave2d.plan() gives it; None when "
                              "the backend was named.")
-      .def("save_checkpoint", &AnySimulation::write_checkpoint, py::arg("path"),
-           "Write the state as a checkpoint file (the format `wave2d run` writes).")
+      .def("save_checkpoint", &AnySimulation::save_checkpoint, py::arg("path"),
+           "Write the state as a checkpoint file (the format `wave2d run` writes); never over "
+           "the files its scene was read from.")
       .def("resume", &AnySimulation::resume, py::arg("path"),
            "Continue from a checkpoint of the same scene (receivers included), backend and "
            "wave2d; its receivers' trace too.");

@@ -341,6 +341,24 @@ class Errors(Case):
         self.assertEqual(told, [])
         self.assertEqual(sorted(p.name for p in self.folder.iterdir()), ["composed.toml"])
 
+    def test_a_scene_object_keeps_its_files_from_being_written_over(self):
+        scene_file = self.folder / "composed.toml"
+        scene_file.write_text(SCENE_TOML)
+        scene = wave2d.Scene(scene_file)
+        self.assertEqual([pathlib.Path(f).name for f in scene.files], ["composed.toml"])
+        self.assertEqual(wave2d.Scene(scene).files, scene.files)
+        self.assertEqual(wave2d.Scene(SCENE).files, [])
+        with self.assertRaisesRegex(OSError, "would overwrite the input '.*composed.toml'"):
+            wave2d.run(scene, outputs=[wave2d.NpyFile(scene_file)])
+        simulation = wave2d.Simulation(scene, backend=BACKEND)
+        self.assertEqual(simulation.scene.files, scene.files)
+        if wave2d.has_checkpoints:
+            with self.assertRaisesRegex(OSError, "the checkpoint '.*composed.toml' would "
+                                                 "overwrite the input"):
+                simulation.save_checkpoint(scene_file)
+        self.assertEqual(scene_file.read_text(), SCENE_TOML)
+        self.assertEqual(sorted(p.name for p in self.folder.iterdir()), ["composed.toml"])
+
     def test_a_scene_file_names_its_time_step_key(self):
         scene_file = self.folder / "unstable.toml"
         scene_file.write_text(SCENE_TOML.replace("steps = 60", "steps = 60\ndt = 0.9"))
@@ -349,6 +367,8 @@ class Errors(Case):
             wave2d.run(scene_file)
         with self.assertRaisesRegex(wave2d.SceneError, r"unstable\.toml:8: time\.dt: unstable "):
             wave2d.Simulation(str(scene_file))
+        with self.assertRaisesRegex(wave2d.SceneError, r"unstable\.toml:8: time\.dt: unstable "):
+            wave2d.Simulation(wave2d.Scene(scene_file))
 
 
 class Plans(Case):

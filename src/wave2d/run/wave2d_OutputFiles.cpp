@@ -234,6 +234,15 @@ bool same_file(fs::path const& a, fs::path const& b) {
   return identity(a) == identity(b) || fs::equivalent(a, b, error);
 }
 
+void refuse_overwriting(std::string const& what, fs::path const& output,
+                        std::vector<fs::path> const& inputs) {
+  for (auto const& input : inputs) {
+    if (same_file(output, input)) {
+      throw OutputError(what + " would overwrite the input '" + input.string() + "'");
+    }
+  }
+}
+
 // The step `path` would be the frame of: a name of the frames' pattern in their folder.
 std::optional<std::int64_t> frame_step(RunFiles const& files, fs::path const& path) {
   if (!files.images || !files.frames) return std::nullopt;
@@ -305,11 +314,7 @@ void check_distinct(RunFiles const& files) {
         refuse(outputs[i], "is also " + outputs[j].what);
     }
     if (frame_step(files, outputs[i].path)) refuse(outputs[i], "is named as the frames are");
-    for (auto const& input : files.inputs) {
-      if (same_file(outputs[i].path, input)) {
-        refuse(outputs[i], "would overwrite the input '" + input.string() + "'");
-      }
-    }
+    refuse_overwriting(outputs[i].what, outputs[i].path, files.inputs);
     if (files.resume && same_file(outputs[i].path, *files.resume) &&
         !(files.checkpoint && outputs[i].path == files.checkpoint->path)) {
       refuse(outputs[i],
@@ -362,6 +367,10 @@ void probe(fs::path const& file, std::vector<fs::path> const& new_folders) {
 }
 
 }  // namespace
+
+void refuse_overwriting_inputs(NamedOutput const& output, std::vector<fs::path> const& inputs) {
+  refuse_overwriting(named(output), output.path, inputs);
+}
 
 void check_outputs(RunFiles const& files) {
   // Refused before any name is resolved.

@@ -100,6 +100,10 @@ struct RunFiles {
 // output's folder must exist.
 void check_outputs(RunFiles const& files);
 
+// Throws OutputError where `output` is one of `inputs`, as check_outputs() finds it.
+void refuse_overwriting_inputs(NamedOutput const& output,
+                               std::vector<std::filesystem::path> const& inputs);
+
 // Makes the folder of `file` when it is missing, but not the folders above it, which
 // check_outputs() found.
 void create_parent_directory(std::filesystem::path const& file);

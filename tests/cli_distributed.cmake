@@ -164,3 +164,40 @@ list(LENGTH said times)
 if(NOT status EQUAL 2 OR NOT times EQUAL 1 OR NOT errors MATCHES "error: rank 1: KOKKOS_NUM_THREADS=")
   message(FATAL_ERROR "rank 1 failing alone: status ${status}, ${times} errors: ${errors}${out}")
 endif()
+
+# Ranks that share the cores unbound take a share each, unless a thread count is given (on
+# OpenMP; Serial has one thread).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_NUM_THREADS --unset=OMP_THREAD_LIMIT
+                        nproc OUTPUT_VARIABLE usable OUTPUT_STRIP_TRAILING_WHITESPACE)
+cmake_host_system_information(RESULT online QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR share "${usable} / ${RANKS}")
+if(share LESS 1)
+  set(share 1)
+endif()
+if(share EQUAL 1)
+  set(share "1 thread")
+else()
+  set(share "${share} threads")
+endif()
+foreach(threads "" 2)
+  if(threads)
+    set(ENV{OMP_NUM_THREADS} ${threads})
+    set(expected "${threads} threads")
+  else()
+    unset(ENV{OMP_NUM_THREADS})
+    set(expected "${share}")
+  endif()
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                          ${CLI} run --scene double-slit-small --steps 2 --output share
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
+                  OUTPUT_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "threads per rank (OMP_NUM_THREADS=${threads}): status ${status}: ${errors}")
+  endif()
+  if(out MATCHES "space +OpenMP" AND usable EQUAL online AND
+     NOT out MATCHES "space +OpenMP \\(${expected}\\)")
+    message(FATAL_ERROR "threads per rank (OMP_NUM_THREADS=${threads}): expected OpenMP "
+                        "(${expected}) on ${usable} cores:\n${out}")
+  endif()
+endforeach()
+set(ENV{OMP_NUM_THREADS} 1)

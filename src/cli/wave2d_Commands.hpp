@@ -69,8 +69,9 @@ struct RunOptions {
 void report_error(std::string const& message);
 void report_errors(bool here, bool ranks_met);
 
-// How many ranks mpirun started (1 outside an MPI job).
+// How many ranks mpirun started (1 outside an MPI job), in all and on this node.
 int launched_ranks();
+int launched_local_ranks();
 
 // `kokkos_arguments` (the program's name first) initialize Kokkos, which only the run
 // needs.

@@ -6,6 +6,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace wave2d::cli {
@@ -14,13 +15,15 @@ namespace wave2d::cli {
 void print_kokkos_help(char* program);
 
 // Kokkos, initialized with checked arguments (the program's name first), for the length
-// of a command.
+// of a command. Under mpirun, ranks that share a node's cores unbound take a share each on
+// OpenMP unless a thread count is given.
 class KokkosScope {
  public:
   explicit KokkosScope(std::vector<char*> arguments);
 
  private:
   std::vector<char*> arguments_;
+  std::string threads_;  // the share's --kokkos-num-threads argument
   std::optional<Kokkos::ScopeGuard> guard_;
 };
 

@@ -236,6 +236,7 @@ int launched(char const* open_mpi, char const* mpich, int otherwise) {
 }  // namespace
 
 int launched_ranks() { return launched("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1); }
+int launched_local_ranks() { return launched("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", 1); }
 
 void report_errors(bool here, bool met) {
   error_reporter = here;

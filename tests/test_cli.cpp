@@ -601,10 +601,32 @@ TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
             read_file(work() / "o/double-slit-small.25.png"));  // the last frame is final
   EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out;
   std::string const arguments = read_file(inputs() / "ffmpeg-arguments");
-  for (auto part : {"-framerate 30", "-pattern_type glob", "double-slit-small.[0-9][0-9].png",
-                    "pad=", "-c:v libx264", "-pix_fmt yuv420p"}) {
+  for (auto part :
+       {"-framerate 30", "-f image2 -pattern_type glob", "double-slit-small.[0-9][0-9].png",
+        "pad=", "-c:v libx264", "-pix_fmt yuv420p"}) {
     EXPECT_TRUE(contains(arguments, part)) << part << " in\n" << arguments;
   }
+}
+
+// ffmpeg itself, where it is installed: its glob finds every frame.
+TEST_F(Cli, FfmpegMakesTheVideoOfEveryFrame) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  if (std::system("command -v ffmpeg > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no ffmpeg on PATH (install ffmpeg)";
+  }
+  Result const result =
+      wave2d("run --scene double-slit-small --steps 20 --frames-every 5 --output o");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out << result.err;
+  EXPECT_FALSE(contains(result.err, "warning")) << result.err;
+  if (std::system("command -v ffprobe > /dev/null 2>&1") != 0) return;
+  std::string const count = (work() / "frames").string();
+  ASSERT_EQ(std::system(("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                         "stream=nb_read_frames -of csv=p=0 '" +
+                         (work() / "o/double-slit-small.mp4").string() + "' > '" + count + "'")
+                            .c_str()),
+            0);
+  EXPECT_EQ(read_file(count), "5\n");
 }
 
 TEST_F(Cli, WithoutFfmpegTheFramesStayAndANoteSaysSo) {

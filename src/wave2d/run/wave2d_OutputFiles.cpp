@@ -456,6 +456,8 @@ VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
                                           "-y",
                                           "-framerate",
                                           "30",
+                                          "-f",  // else ffmpeg opens the pattern as a file
+                                          "image2",
                                           "-pattern_type",
                                           "glob",
                                           "-i",

@@ -197,6 +197,47 @@ TEST_F(CliOutputs, MissingFoldersOfExplicitPathsAreRefused) {
   EXPECT_EQ(fs::exists(work() / "out/double-slit-small.png"), can_write_png);
 }
 
+// A file in the output folder the run makes, named by a path that reaches that folder only
+// once it is there, is refused before the run, not after its steps.
+TEST_F(CliOutputs, AFileInTheNewOutputFolderSpelledThroughDotsIsRefusedFirst) {
+  if (!can_write_png) GTEST_SKIP() << without_libpng;
+  expect_refused_first(wave2d(small_run({"--output", "o", "--save-npy", "o/./x.npy"})),
+                       "cannot write 'o/./x.npy': the folder 'o/.' does not exist");
+  expect_refused_first(wave2d(small_run({"--output", "o", "--save-npy", "o/../o/x.npy"})),
+                       "cannot write 'o/../o/x.npy': the folder 'o/../o' does not exist");
+  if (can_checkpoint) {
+    expect_refused_first(
+        wave2d(small_run({"--output", "o", "--checkpoint-every", "2", "o/sub/../c.ck"})),
+        "cannot write 'o/sub/../c.ck': the folder 'o/sub/..' does not exist");
+  }
+  EXPECT_TRUE(work_contents().empty());
+  Result const made = wave2d(small_run({"--output", "./o", "--save-npy", "o/x.npy"}));
+  ASSERT_EQ(made.status, 0) << made.err;
+  EXPECT_TRUE(fs::exists(work() / "o/x.npy"));
+}
+
+// A frame of the run already in the folder is written over through a link: one that leads
+// to an input or to another output is refused as they are.
+TEST_F(CliOutputs, AFrameLinkedToAnInputOrAnOutputIsRefusedFirst) {
+  if (!can_write_png) GTEST_SKIP() << without_libpng;
+  write_text(work() / "keep.npy", "earlier work");
+  fs::create_directory(work() / "o");
+  fs::create_symlink("../keep.npy", work() / "o/double-slit-small.2.png");
+  expect_refused_first(
+      wave2d(small_run({"--output", "o", "--frames-every", "2", "--save-npy", "keep.npy"})),
+      "the frame 'o/double-slit-small.2.png' is also --save-npy 'keep.npy'");
+  if (can_checkpoint) {
+    ASSERT_EQ(wave2d(small_run({"--checkpoint-every", "2", "c.ck", "--output", "p"})).status, 0);
+    fs::remove(work() / "o/double-slit-small.2.png");
+    fs::create_hard_link(work() / "c.ck", work() / "o/double-slit-small.2.png");
+    expect_refused_first(
+        wave2d(small_run({"--output", "o", "--frames-every", "2", "--resume", "c.ck"})),
+        "the frame 'o/double-slit-small.2.png' would overwrite the checkpoint "
+        "resumed, 'c.ck'");
+  }
+  EXPECT_EQ(read_file(work() / "keep.npy"), "earlier work");
+}
+
 TEST_F(CliOutputs, AnEmptyPathIsSaidToBeEmpty) {
   expect_refused_first(wave2d(small_run({"--save-npy", ""})), "--save-npy: the path is empty");
   if (can_checkpoint) {
@@ -209,13 +250,17 @@ TEST_F(CliOutputs, AnEmptyPathIsSaidToBeEmpty) {
   EXPECT_TRUE(work_contents().empty());
 }
 
-// The sidecar names its HDF5 file, and XDMF readers end that name at its first ':': such a
-// name is refused before the run (a ':' in a folder's name is not in the sidecar).
+// The sidecar names its HDF5 file, and XDMF readers end that name at its first ':', and XML
+// has no control characters: such a name is refused before the run (a folder's name is not in
+// the sidecar).
 TEST_F(CliOutputs, AnHdf5FileWithAColonInItsNameIsRefusedBeforeTheRun) {
   if (!can_use_hdf5) GTEST_SKIP() << no_hdf5_reason;
   expect_refused_first(wave2d(small_run({"--save-h5", "run:1.h5"})),
                        "--save-h5 'run:1.h5': its XDMF sidecar could not name a file with ':' "
                        "in its name (XDMF readers end the name there)");
+  expect_refused_first(wave2d(small_run({"--save-h5", "run\x01.h5"})),
+                       "--save-h5 'run\\x01.h5': its XDMF sidecar could not name a file with a "
+                       "control character in its name (XML has no place for one)");
   EXPECT_TRUE(work_contents().empty());
 }
 

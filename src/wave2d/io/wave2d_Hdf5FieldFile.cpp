@@ -23,9 +23,16 @@ namespace fs = std::filesystem;
 fs::path xdmf_path(fs::path const& file) { return fs::path(file.string() + ".xmf"); }
 
 std::optional<std::string> sidecar_naming_problem(fs::path const& file) {
-  if (file.filename().string().find(':') == std::string::npos) return std::nullopt;
-  return "its XDMF sidecar could not name a file with ':' in its name (XDMF readers end the "
-         "name there)";
+  std::string const name = file.filename().string();
+  if (name.find(':') != std::string::npos) {
+    return "its XDMF sidecar could not name a file with ':' in its name (XDMF readers end the "
+           "name there)";
+  }
+  if (std::ranges::any_of(name, [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    return "its XDMF sidecar could not name a file with a control character in its name (XML "
+           "has no place for one)";
+  }
+  return std::nullopt;
 }
 
 #if defined(WAVE2D_HAVE_HDF5)

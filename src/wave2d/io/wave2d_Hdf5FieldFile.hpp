@@ -33,7 +33,8 @@ inline constexpr std::int64_t field_file_format_version = 1;
 std::filesystem::path xdmf_path(std::filesystem::path const& file);
 
 // Why the sidecar could not name `file`, if it could not: XDMF readers take a data item's
-// file up to the first ':' of its name. FieldFile refuses such a path; a run, before it starts.
+// file up to the first ':' of its name, and XML has no control characters. FieldFile refuses
+// such a path; a run, before it starts.
 std::optional<std::string> sidecar_naming_problem(std::filesystem::path const& file);
 
 class FieldFile {

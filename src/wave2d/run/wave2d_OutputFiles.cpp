@@ -321,6 +321,24 @@ void check_distinct(RunFiles const& files) {
              "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
     }
   }
+  // The run's frames already in their folder are written over, through a link to its
+  // target.
+  if (files.images && files.frames) {
+    std::error_code error;
+    for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
+         entry.increment(error)) {
+      auto const step = files.images->frame_step(entry->path().filename().string());
+      if (!step || !files.frames->contains(*step)) continue;
+      Named const frame{"the frame '" + entry->path().string() + "'", entry->path()};
+      for (auto const& output : outputs) {
+        if (same_file(frame.path, output.path)) refuse(frame, "is also " + output.what);
+      }
+      refuse_overwriting(frame.what, frame.path, files.inputs);
+      if (files.resume && same_file(frame.path, *files.resume)) {
+        refuse(frame, "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
+      }
+    }
+  }
   for (auto const& input : files.inputs) {
     if (frame_step(files, input)) {
       throw OutputError("the input '" + input.string() + "' is named as the frames are");
@@ -354,10 +372,16 @@ fs::path normal(fs::path const& path) {
 }
 
 // Probes an output; one in a folder that the run makes is probed in the folder
-// probe_new_folder() has found possible.
+// probe_new_folder() has found possible, where the file's own spelling of its folder makes
+// it ("new/." and "new/../new" name it only once it is there).
 void probe(fs::path const& file, std::vector<fs::path> const& new_folders) {
+  fs::path const parent = file.parent_path();
+  std::error_code error;
+  bool const makes_it =
+      parent.filename() != "." && parent.filename() != ".." &&
+      (!parent.has_parent_path() || fs::is_directory(parent.parent_path(), error));
   for (auto const& folder : new_folders) {
-    if (normal(file).parent_path() == normal(folder)) {
+    if (makes_it && normal(file).parent_path() == normal(folder)) {
       fs::path const made = normal(folder);
       check_output_name_lengths(file, made.has_parent_path() ? made.parent_path() : ".");
       return;

@@ -55,7 +55,11 @@ char temporary_names[temporary_slots][PATH_MAX];
 std::atomic<bool> temporary_used[temporary_slots];
 
 // Async-signal-safe: unlink, signal and raise only.
+// The program the process runs meanwhile (ffmpeg), for the signal handler; 0 when none.
+std::atomic<pid_t> running_child{0};
+
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
+  if (pid_t const child = running_child.load(); child > 0) ::kill(child, SIGTERM);
   for (std::size_t i = 0; i < temporary_slots; ++i) {
     if (temporary_used[i].load()) ::unlink(temporary_names[i]);
   }
@@ -240,6 +244,12 @@ RegisteredTemporary::RegisteredTemporary(fs::path const& path) : slot_(temporary
 RegisteredTemporary::~RegisteredTemporary() {
   if (slot_ < temporary_slots) temporary_used[slot_].store(false);
 }
+
+RegisteredChild::RegisteredChild(pid_t pid) { running_child.store(pid); }
+
+RegisteredChild::~RegisteredChild() { release(); }
+
+void RegisteredChild::release() { running_child.store(0); }
 
 void detail::paint(float value, float scale, std::uint8_t* pixel) {
   auto const fade = std::uint8_t(255.0f - std::fmin(std::fabs(value) / scale * 255.0f, 255.0f));

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 namespace wave2d {
 
 // Where writing a path puts its bytes: symbolic links are followed to their final
@@ -84,6 +86,18 @@ class RegisteredTemporary {
 
  private:
   std::size_t slot_;
+};
+
+// Puts a program the process runs (ffmpeg) where those signals end it first (SIGTERM), while
+// this lives or until release(), which is said once it has ended, before it is waited for
+// (its pid is then free for another process). One program at a time.
+class RegisteredChild {
+ public:
+  explicit RegisteredChild(pid_t pid);
+  ~RegisteredChild();
+  RegisteredChild(RegisteredChild const&) = delete;
+  RegisteredChild& operator=(RegisteredChild const&) = delete;
+  void release();
 };
 
 // The same for a writer that fills a binary stream, the file synced before it is renamed; a

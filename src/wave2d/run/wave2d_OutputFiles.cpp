@@ -122,15 +122,15 @@ ProgramEnd run_program(fs::path const& program, std::vector<std::string> argumen
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
   }
+  RegisteredChild child(pid);  // a signal that ends the process ends the program first
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> terminated;
-  int status = 0;
   while (true) {
-    pid_t const ended = ::waitpid(pid, &status, WNOHANG);
-    if (ended == pid) break;
-    if (ended < 0 && errno != EINTR) {
-      throw std::system_error(errno, std::generic_category(), "waitpid");
+    siginfo_t ended{};
+    if (::waitid(P_PID, id_t(pid), &ended, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "waitid");
     }
+    if (ended.si_pid == pid) break;
     if (!terminated && stop && stop()) {
       stopped = true;
       ::kill(pid, SIGTERM);
@@ -139,6 +139,10 @@ ProgramEnd run_program(fs::path const& program, std::vector<std::string> argumen
       ::kill(pid, SIGKILL);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  child.release();
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
           errors >= 0 ? last_line(errors) : std::string()};

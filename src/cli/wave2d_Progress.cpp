@@ -48,7 +48,10 @@ void Progress::update(std::int64_t steps_done) {
   double const elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::int64_t const stepped = steps_done - first_step_;
-  if (style_ == ProgressStyle::none || stepped <= 0) return;
+  if (style_ == ProgressStyle::none || stepped <= 0 || ended_) return;
+  // Told the last step again while the outputs are written (the video): the steps' rate and
+  // the bar stay as they were.
+  ended_ = steps_done >= last_step_;
   double const remaining = elapsed * double(last_step_ - steps_done) / double(stepped);
   if (style_ == ProgressStyle::bar && elapsed >= 1.0) draw_bar(steps_done, remaining);
   if (style_ == ProgressStyle::lines && elapsed >= next_line_) {

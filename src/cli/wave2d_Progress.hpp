@@ -45,6 +45,7 @@ class Progress {
   double line_seconds_;
   double next_line_;  // seconds into the run
   bool drawn_ = false;
+  bool ended_ = false;  // the last step was told
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

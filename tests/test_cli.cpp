@@ -433,6 +433,17 @@ TEST_F(Cli, ProgressIsALineEverySoOftenInLogs) {
   EXPECT_FALSE(contains(none.err, "wave2d: step")) << none.err;
 }
 
+// What the run prints of a scene's name and its outputs' paths stays one line each.
+TEST_F(Cli, ANameWithALineBreakPrintsOneLine) {
+  write_text(inputs() / "two-lines.toml",
+             "name = \"two\\nlines\"\n" + scene_file("nx = 40\nny = 30", "steps = 5"));
+  Result const result = wave2d("run --scene '" + (inputs() / "two-lines.toml").string() +
+                               "' --output o --save-npy \"$(printf 'f\\n.npy')\"");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(result.out.starts_with("scene          two\\nlines (")) << result.out;
+  EXPECT_TRUE(contains(result.out, "\nwrote f\\n.npy\n")) << result.out;
+}
+
 TEST_F(Cli, RunWritesTheImageAndTheReferencePair) {
   Result const result =
       wave2d("run --scene double-slit-small --steps 20 --save-npy f.npy --output o");

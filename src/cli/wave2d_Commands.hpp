@@ -8,6 +8,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wave2d::cli {
@@ -68,6 +69,10 @@ struct RunOptions {
 // reported; before that, failing() holds the other ranks back.
 void report_error(std::string const& message);
 void report_errors(bool here, bool ranks_met);
+
+// `text` with its control characters as escapes (\n, \x1b): a path or scene name that holds
+// a line break still makes one line.
+std::string one_line(std::string_view text);
 
 // How many ranks mpirun started (1 outside an MPI job), in all and on this node.
 int launched_ranks();

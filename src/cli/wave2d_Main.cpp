@@ -243,10 +243,6 @@ void report_errors(bool here, bool met) {
   ranks_met = met;
 }
 
-namespace {
-
-// `text` with its control characters as escapes (\n, \x1b): a path or scene name that holds
-// a line break still makes one line.
 std::string one_line(std::string_view text) {
   std::string line;
   for (char const c : text) {
@@ -265,8 +261,6 @@ std::string one_line(std::string_view text) {
   }
   return line;
 }
-
-}  // namespace
 
 void report_error(std::string const& message) {
   if (!error_reporter && unreported.empty()) unreported = message;

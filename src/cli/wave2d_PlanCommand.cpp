@@ -73,7 +73,7 @@ void list_backends_for(std::ostream& out, std::string const& scene_name,
     ExecutionSpace const space;
     check_fits(space, scene);
     Plan const plan = plan_backend(space, scene, Window::whole(scene.nx, scene.ny), PlanOptions{});
-    for (auto const& note : plan.notes) std::cerr << "wave2d: note: " << note << "\n";
+    for (auto const& note : plan.notes) std::cerr << "wave2d: note: " << one_line(note) << "\n";
     list_backends_of<ExecutionSpace>(out, plan.summary() + " for " + scene.name);
   });
 }
@@ -96,8 +96,9 @@ void plan_command(std::string const& scene_name, std::string const& space_option
     PlanOptions options;
     options.mode = PlanMode::measure;
     Plan const plan = plan_backend(space, scene, whole, options);
-    for (auto const& note : plan.notes) std::cerr << "wave2d: note: " << note << "\n";
-    std::cout << "scene     " << scene.name << ", " << scene.nx << " x " << scene.ny << "\n"
+    for (auto const& note : plan.notes) std::cerr << "wave2d: note: " << one_line(note) << "\n";
+    std::cout << "scene     " << one_line(scene.name) << ", " << scene.nx << " x " << scene.ny
+              << "\n"
               << "space     " << ExecutionSpace::name() << " (" << plan.key.device << ", "
               << counted(plan.key.threads, "thread") << ")\n"
               << "trial     " << std::fixed << std::setprecision(3) << plan.trial_seconds << " s\n";

@@ -35,7 +35,7 @@ struct Request {
 };
 
 void print_line(std::string_view label, std::string const& value) {
-  std::cout << std::left << std::setw(15) << label << value << "\n";
+  std::cout << std::left << std::setw(15) << label << one_line(value) << "\n";
 }
 
 // The options as an experiment, and how to run and show it.
@@ -108,7 +108,7 @@ template <class ExecutionSpace>
 void print_setup(Run<ExecutionSpace> const& run, Request const& request,
                  ExecutionSpace const& space) {
   CheckedExperiment const& checked = run.checked();
-  for (auto const& note : request.notes) std::cerr << "wave2d: note: " << note << "\n";
+  for (auto const& note : request.notes) std::cerr << "wave2d: note: " << one_line(note) << "\n";
   print_line("scene", request.scene_label);
   print_line("grid", std::to_string(run.scene().nx) + " x " + std::to_string(run.scene().ny));
   print_line("steps", std::to_string(checked.steps));
@@ -148,11 +148,15 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
     return signals.pending() == 0;
   };
   listener.wrote = [&](WrittenOutput const& output) {
-    if (output.kind != "checkpoint") std::cout << "wrote " << output.text << "\n" << std::flush;
+    if (output.kind != "checkpoint") {
+      std::cout << "wrote " << one_line(output.text) << "\n" << std::flush;
+    }
   };
-  listener.note = [](std::string const& note) { std::cerr << "wave2d: note: " << note << "\n"; };
+  listener.note = [](std::string const& note) {
+    std::cerr << "wave2d: note: " << one_line(note) << "\n";
+  };
   listener.warning = [](std::string const& text) {
-    std::cerr << "wave2d: warning: " << text << "\n";
+    std::cerr << "wave2d: warning: " << one_line(text) << "\n";
   };
   RunResult result;
   try {
@@ -178,8 +182,9 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
     if (root) {
       std::cerr << "wave2d: interrupted after step " << result.step;
       if (result.checkpoint) {
-        std::cerr << ": wrote the checkpoint " << result.checkpoint->string() << " (--resume "
-                  << result.checkpoint->string() << " continues the run)\n";
+        std::cerr << ": wrote the checkpoint " << one_line(result.checkpoint->string())
+                  << " (--resume " << one_line(result.checkpoint->string())
+                  << " continues the run)\n";
       } else {
         std::cerr << " (--checkpoint-every STEPS FILE keeps a checkpoint to go on from)\n";
       }

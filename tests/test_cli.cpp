@@ -1267,6 +1267,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"plan_of_an_unknown_scene", "plan --scene nowhere", "unknown scene 'nowhere'"},
         BadInput{"negative_steps", "run --scene double-slit-small --steps -3 +",
                  "--steps: must be a non-negative whole number, got '-3'"},
+        BadInput{"steps_beyond_int64", "run --scene double-slit-small --steps 18446744073709551615",
+                 "--steps: must be at most 9223372036854775807, got '18446744073709551615'"},
         BadInput{"zero_frames_every", "run --scene double-slit-small --frames-every 0",
                  "--frames-every: must be a positive whole number"},
         BadInput{"negative_frames_every", "run --scene double-slit-small --frames-every=-2",

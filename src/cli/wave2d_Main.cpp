@@ -46,6 +46,10 @@ std::string version() {
 std::string check_count(std::string const& text, std::int64_t least) {
   std::int64_t value = 0;
   auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range && end == text.data() + text.size()) {
+    return "must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
+           ", got '" + text + "'";
+  }
   if (error != std::errc() || end != text.data() + text.size() || value < least) {
     return std::string("must be a ") + (least > 0 ? "positive" : "non-negative") +
            " whole number, got '" + text + "'";

@@ -280,8 +280,9 @@ py::dict plan_scene(py::handle source, std::string const& space, std::string con
 // ---- Simulations --------------------------------------------------------------------
 
 // A Python int as a count of steps: TypeError for what is not an int, ValueError for one
-// below `least` or beyond int64.
-std::int64_t step_count(py::handle value, char const* what, std::int64_t least = 0) {
+// below `least` or above `most`.
+std::int64_t step_count(py::handle value, char const* what, std::int64_t least = 0,
+                        std::int64_t most = std::numeric_limits<std::int64_t>::max()) {
   py::object const index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) {
     PyErr_Clear();
@@ -291,10 +292,9 @@ std::int64_t step_count(py::handle value, char const* what, std::int64_t least =
   int overflow = 0;
   long long const count = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (count == -1 && PyErr_Occurred()) throw py::error_already_set();
-  if (overflow != 0 || count < least) {
+  if (overflow != 0 || count < least || count > most) {
     throw std::invalid_argument(std::string(what) + " must be an int from " +
-                                std::to_string(least) + " to " +
-                                std::to_string(std::numeric_limits<std::int64_t>::max()));
+                                std::to_string(least) + " to " + std::to_string(most));
   }
   return count;
 }
@@ -979,7 +979,9 @@ PYBIND11_MODULE(wave2d, m) {
       .def(
           "set_state",
           [](AnySimulation& simulation, py::handle previous, py::handle current, py::handle step) {
-            simulation.set_state(previous, current, step_count(step, "set_state: step"));
+            simulation.set_state(
+                previous, current,
+                step_count(step, "set_state: step", 0, Simulation<Host>::max_steps));
           },
           py::arg("previous"), py::arg("current"), py::arg("step"),
           "Continue from u(t_{step-1}), u(t_step): (ny, nx) arrays of finite numbers, "

@@ -1267,6 +1267,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"plan_of_an_unknown_scene", "plan --scene nowhere", "unknown scene 'nowhere'"},
         BadInput{"negative_steps", "run --scene double-slit-small --steps -3 +",
                  "--steps: must be a non-negative whole number, got '-3'"},
+        BadInput{"steps_twice", "run --scene double-slit-small --steps 3 --steps 4",
+                 "--steps: given more than once; give it once"},
+        BadInput{"unknown_command", "simulate --scene double-slit-small",
+                 "unknown command 'simulate': scenes, backends, plan or run"},
+        BadInput{"no_command", "--kokkos-num-threads=1",
+                 "a command is required: scenes, "
+                 "backends, plan or run"},
+        BadInput{"kokkos_threads_zero_for_scenes", "scenes --kokkos-num-threads=0",
+                 "--kokkos-num-threads=0: the number of threads must be a whole number from 1"},
         BadInput{"steps_beyond_int64", "run --scene double-slit-small --steps 18446744073709551615",
                  "--steps: must be at most 9223372036854775807, got '18446744073709551615'"},
         BadInput{"zero_frames_every", "run --scene double-slit-small --frames-every 0",
@@ -1437,7 +1446,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "would overwrite the checkpoint resumed"},
         BadInput{"no_scene", "run", "--scene is required"},
         BadInput{"unknown_option", "run --scene double-slit-small --warp 9 +", "--warp"},
-        BadInput{"no_subcommand", "", "subcommand"}),
+        BadInput{"no_command_at_all", "", "a command is required: scenes, backends, plan or run"}),
     [](::testing::TestParamInfo<BadInput> const& info) { return info.param.name; });
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -294,6 +295,25 @@ int failing(int status) {
   return status;
 }
 
+// CLI11's message, or ours where it reads oddly: `first`, the first argument where no
+// command was recognized.
+std::string usage_error(CLI::ParseError const& e, char const* first) {
+  std::string const message = e.what();
+  if (message.starts_with("A subcommand is required")) {
+    std::string const commands = "scenes, backends, plan or run";
+    if (first == nullptr || std::string_view(first).starts_with("-")) {
+      return "a command is required: " + commands;
+    }
+    return "unknown command '" + std::string(first) + "': " + commands;
+  }
+  // "--steps: At Most 1 required but received 2": an option given twice.
+  static std::regex const repeated("(-[^:]*): At Most 1 required but received [0-9]+");
+  if (std::smatch match; std::regex_match(message, match, repeated)) {
+    return match[1].str() + ": given more than once; give it once";
+  }
+  return message;
+}
+
 }  // namespace
 
 bool is_input_error(std::exception const& e) {
@@ -358,23 +378,22 @@ int main(int argc, char* argv[]) {
   } catch (CLI::ParseError const& e) {
     if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
     std::string const command = *run ? "run " : *plan ? "plan " : *backends ? "backends " : "";
-    report_error(std::string(e.what()) + " (see wave2d " + command + "--help)");
+    report_error(usage_error(e, command.empty() && arguments.size() > 1 ? arguments[1] : nullptr) +
+                 " (see wave2d " + command + "--help)");
     return failing(exit_input_error);
   }
 
   try {
+    check_arguments(kokkos_arguments);  // what no command uses is still refused when wrong
     if (*scenes) {
       list_scenes(std::cout);
     } else if (*backends && backends_scene.empty()) {
       list_backends(std::cout);
     } else if (*backends) {
-      check_arguments(kokkos_arguments);
       list_backends_for(std::cout, backends_scene, kokkos_arguments);
     } else if (*plan) {
-      check_arguments(kokkos_arguments);
       plan_command(plan_scene, plan_space, kokkos_arguments);
     } else if (*run) {
-      check_arguments(kokkos_arguments);
       run_command(options, kokkos_arguments);
     }
     return 0;

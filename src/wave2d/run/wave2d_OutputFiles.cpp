@@ -325,6 +325,15 @@ void check_distinct(RunFiles const& files) {
              "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
     }
   }
+  for (auto const& input : files.inputs) {
+    if (frame_step(files, input)) {
+      throw OutputError("the input '" + input.string() + "' is named as the frames are");
+    }
+  }
+  if (files.resume && frame_step(files, *files.resume)) {
+    throw OutputError("the checkpoint resumed, '" + files.resume->string() +
+                      "', is named as the frames are");
+  }
   // The run's frames already in their folder are written over, through a link to its
   // target.
   if (files.images && files.frames) {
@@ -342,15 +351,6 @@ void check_distinct(RunFiles const& files) {
         refuse(frame, "would overwrite the checkpoint resumed, '" + files.resume->string() + "'");
       }
     }
-  }
-  for (auto const& input : files.inputs) {
-    if (frame_step(files, input)) {
-      throw OutputError("the input '" + input.string() + "' is named as the frames are");
-    }
-  }
-  if (files.resume && frame_step(files, *files.resume)) {
-    throw OutputError("the checkpoint resumed, '" + files.resume->string() +
-                      "', is named as the frames are");
   }
   // No file is a folder the run writes in, or one above it: those must be folders.
   std::vector<std::pair<fs::path, std::string>> folders;

@@ -5,7 +5,7 @@ cmake_minimum_required(VERSION 3.22)
 
 execute_process(
   COMMAND ${BENCH}
-          --benchmark_filter=double-slit-small|/256/|mdrange_tuning|copy
+          --benchmark_filter=double-slit-small|/256/|_tuning/|copy
           --benchmark_repetitions=1 --benchmark_min_time=0.001
           --wave2d_max_size=256 --wave2d_steps=16 --wave2d_sweep_cell_steps=2^20
           --wave2d_copy_mib=8 --wave2d_tuning_scene=double-slit-small
@@ -21,7 +21,7 @@ string(JSON count ERROR_VARIABLE error LENGTH "${json}" benchmarks)
 if(error)
   message(FATAL_ERROR "${OUT}: not the JSON of Google Benchmark: ${error}")
 endif()
-set(families copy scene sweep mdrange_tuning)
+set(families copy scene sweep mdrange_tuning tiled_tuning stream_tuning receivers)
 set(seen "")
 math(EXPR last "${count} - 1")
 foreach(i RANGE ${last})

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -58,13 +59,36 @@ int main(int argc, char* argv[]) {
   std::int32_t n = 4096;
   int repetitions = 5;
   fs::path directory = ".";
-  for (int i = 1; i + 1 < argc; i += 2) {
+  char const* const usage =
+      "usage: wave2d_write_rate [--size N] [--repetitions R] [--directory DIR]\n"
+      "  writes N x N pairs (default 4096) R times (default 5) in DIR (default .)\n";
+  for (int i = 1; i < argc; i += 2) {
     std::string const key = argv[i];
-    if (key == "--size") n = std::stoi(argv[i + 1]);
-    else if (key == "--repetitions") repetitions = std::stoi(argv[i + 1]);
-    else if (key == "--directory") directory = argv[i + 1];
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", key.c_str());
+    if (key == "--help" || key == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    if (i + 1 == argc) {
+      std::fprintf(stderr, "%s needs a value\n%s", key.c_str(), usage);
+      return 2;
+    }
+    try {
+      if (key == "--size")
+        n = std::stoi(argv[i + 1]);
+      else if (key == "--repetitions")
+        repetitions = std::stoi(argv[i + 1]);
+      else if (key == "--directory")
+        directory = argv[i + 1];
+      else {
+        std::fprintf(stderr, "unknown argument %s\n%s", key.c_str(), usage);
+        return 2;
+      }
+    } catch (std::exception const&) {
+      std::fprintf(stderr, "%s: not a number: %s\n", key.c_str(), argv[i + 1]);
+      return 2;
+    }
+    if (n < 1 || repetitions < 1) {
+      std::fprintf(stderr, "%s must be at least 1\n", key.c_str());
       return 2;
     }
   }

@@ -174,7 +174,7 @@ if has ladder; then
     read -r name filter kernel launches <<< "$rung"
     ncu --clock-control none --csv --page raw --print-units base --metrics "$ncu_metrics" \
       --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-count "$launches" \
-      "$bench" --benchmark_filter="^$filter" --benchmark_min_time=0.001s \
+      "$bench" --benchmark_filter="^$filter" --benchmark_min_time=0.001 \
       > "$out/ncu-$name.csv" 2> "$out/ncu-$name.log" || status=1
   done
   python3 "$src/tools/ncu_table.py" --cells $((3201 * 3201)) --steps 48 "$out"/ncu-*.csv |

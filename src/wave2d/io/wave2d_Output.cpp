@@ -54,10 +54,10 @@ constexpr std::size_t temporary_slots = 8;
 char temporary_names[temporary_slots][PATH_MAX];
 std::atomic<bool> temporary_used[temporary_slots];
 
-// Async-signal-safe: unlink, signal and raise only.
 // The program the process runs meanwhile (ffmpeg), for the signal handler; 0 when none.
 std::atomic<pid_t> running_child{0};
 
+// Async-signal-safe: kill, unlink, signal and raise only.
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
   if (pid_t const child = running_child.load(); child > 0) ::kill(child, SIGTERM);
   for (std::size_t i = 0; i < temporary_slots; ++i) {

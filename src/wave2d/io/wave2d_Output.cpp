@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <fstream>
 #include <limits>
@@ -25,6 +26,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -54,11 +56,18 @@ constexpr std::size_t temporary_slots = 8;
 char temporary_names[temporary_slots][PATH_MAX];
 std::atomic<bool> temporary_used[temporary_slots];
 
-// The program the process runs meanwhile (ffmpeg), for the signal handler; 0 when none.
+// The program the process runs meanwhile (ffmpeg), for the signal handler; 0 when none,
+// starting while it is being started.
+constexpr pid_t starting = -1;
 std::atomic<pid_t> running_child{0};
 
-// Async-signal-safe: kill, unlink, signal and raise only.
+// Async-signal-safe: nanosleep, kill, unlink, signal and raise only.
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
+  // A program being started is named in a moment (its thread holds this signal back): wait.
+  for (int wait = 0; wait < 100 && running_child.load() == starting; ++wait) {
+    timespec const millisecond{0, 1000000};
+    ::nanosleep(&millisecond, nullptr);
+  }
   if (pid_t const child = running_child.load(); child > 0) ::kill(child, SIGTERM);
   for (std::size_t i = 0; i < temporary_slots; ++i) {
     if (temporary_used[i].load()) ::unlink(temporary_names[i]);
@@ -245,9 +254,23 @@ RegisteredTemporary::~RegisteredTemporary() {
   if (slot_ < temporary_slots) temporary_used[slot_].store(false);
 }
 
-RegisteredChild::RegisteredChild(pid_t pid) { running_child.store(pid); }
+RegisteredChild::RegisteredChild() {
+  sigset_t every;
+  sigfillset(&every);
+  ::pthread_sigmask(SIG_BLOCK, &every, &held_);
+  running_child.store(starting);
+}
 
-RegisteredChild::~RegisteredChild() { release(); }
+RegisteredChild::~RegisteredChild() {
+  release();
+  if (holding_) ::pthread_sigmask(SIG_SETMASK, &held_, nullptr);
+}
+
+void RegisteredChild::started(pid_t pid) {
+  running_child.store(pid);
+  ::pthread_sigmask(SIG_SETMASK, &held_, nullptr);
+  holding_ = false;
+}
 
 void RegisteredChild::release() { running_child.store(0); }
 

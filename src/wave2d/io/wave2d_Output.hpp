@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <signal.h>
 #include <sys/types.h>
 
 namespace wave2d {
@@ -88,16 +89,23 @@ class RegisteredTemporary {
   std::size_t slot_;
 };
 
-// Puts a program the process runs (ffmpeg) where those signals end it first (SIGTERM), while
-// this lives or until release(), which is said once it has ended, before it is waited for
-// (its pid is then free for another process). One program at a time.
+// Puts a program the process starts (ffmpeg) where those signals end it first (SIGTERM), from
+// before it starts: the thread that starts it holds every signal back until started() names
+// it, and a signal that another thread takes meanwhile waits for the name. Until release(),
+// said once the program has ended, before it is waited for (its pid is then free for another
+// process). One program at a time; start it with every signal unblocked (its thread's are not).
 class RegisteredChild {
  public:
-  explicit RegisteredChild(pid_t pid);
+  RegisteredChild();
   ~RegisteredChild();
   RegisteredChild(RegisteredChild const&) = delete;
   RegisteredChild& operator=(RegisteredChild const&) = delete;
+  void started(pid_t pid);
   void release();
+
+ private:
+  sigset_t held_;  // the thread's signal mask before
+  bool holding_ = true;
 };
 
 // The same for a writer that fills a binary stream, the file synced before it is renamed; a

@@ -106,7 +106,10 @@ ProgramEnd run_program(fs::path const& program, std::vector<std::string> argumen
   sigaddset(&defaults, SIGPIPE);
   sigaddset(&defaults, SIGXFSZ);
   ::posix_spawnattr_setsigdefault(&attributes, &defaults);
-  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  sigset_t none;  // the program starts with no signal blocked (this thread's are, a moment)
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   int const errors = ::memfd_create("wave2d-program-stderr", MFD_CLOEXEC);
   std::unique_ptr<int const, void (*)(int const*)> const closed(&errors, [](int const* fd) {
     if (*fd >= 0) ::close(*fd);
@@ -115,14 +118,15 @@ ProgramEnd run_program(fs::path const& program, std::vector<std::string> argumen
   ::posix_spawn_file_actions_init(&actions);
   if (errors >= 0) ::posix_spawn_file_actions_adddup2(&actions, errors, 2);
   pid_t pid = 0;
+  RegisteredChild child;  // a signal that ends the process ends the program first
   int const error =
       ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  if (error == 0) child.started(pid);
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw std::runtime_error("cannot run " + program.string() + ": " + std::strerror(error));
   }
-  RegisteredChild child(pid);  // a signal that ends the process ends the program first
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> terminated;
   while (true) {

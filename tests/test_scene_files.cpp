@@ -892,6 +892,29 @@ TEST(MaskImage, PngOfAnyColorTypeIsConvertedToGray) {
   EXPECT_EQ(rgba.dark, (std::vector<std::uint8_t>{1, 0, 0, 1, 0, 1}));
 }
 
+// The file's values are compared, whatever its depth, interlacing and gamma chunk.
+TEST(MaskImage, PngValuesAreComparedAsStored) {
+  if (!has_libpng) GTEST_SKIP() << without_libpng;
+  // gray16-interlaced.png and rgba16-interlaced.png (opaque): 11 x 9, Adam7, 16 bits,
+  // 1000 where (7x + 3y) % 5 == 0, else 60000.
+  std::vector<std::uint8_t> pattern;
+  for (int y = 0; y < 9; ++y) {
+    for (int x = 0; x < 11; ++x) pattern.push_back((7 * x + 3 * y) % 5 == 0);
+  }
+  for (char const* name : {"gray16-interlaced.png", "rgba16-interlaced.png"}) {
+    MaskImage const interlaced = read_mask_image(images_dir / name);
+    EXPECT_EQ(interlaced.width, 11);
+    EXPECT_EQ(interlaced.height, 9);
+    EXPECT_EQ(interlaced.dark, pattern) << name;
+  }
+  // gray16-half.png: 4 x 1, 16-bit gray 32767 32768 30000 14000: half of 65535 is the cut.
+  EXPECT_EQ(read_mask_image(images_dir / "gray16-half.png").dark,
+            (std::vector<std::uint8_t>{1, 0, 1, 1}));
+  // gray8-gamma.png: 4 x 1, gray 100 127 128 200 and a gAMA chunk of 1.0.
+  EXPECT_EQ(read_mask_image(images_dir / "gray8-gamma.png").dark,
+            (std::vector<std::uint8_t>{1, 1, 0, 0}));
+}
+
 TEST(MaskImage, CorruptPngIsRefused) {
   if (!has_libpng) GTEST_SKIP() << without_libpng;
   TemporaryDirectory const dir;

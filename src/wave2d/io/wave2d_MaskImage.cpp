@@ -13,6 +13,9 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -226,50 +229,137 @@ constexpr bool has_png =
 #endif
 
 #if defined(WAVE2D_HAVE_PNG)
-MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size())) {
-    fail(path, std::string("cannot decode the PNG: ") + image.message);
+// libpng's reading, in its own calls: libpng reports an error by longjmp out of them, so
+// no C++ object with a destructor lives in their frames; the message is kept for the
+// caller to throw.
+struct PngDecoder {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  std::string_view bytes;
+  std::size_t position = 0;
+  char message[256] = "";
+  bool failed_in_chunk = false;  // a warning about a critical chunk: the pixels are damaged
+
+  PngDecoder(std::string_view file) : bytes(file) {
+    png = png_create_read_struct(PNG_LIBPNG_VER_STRING, this, on_error, on_warning);
+    if (png != nullptr) info = png_create_info_struct(png);
+    if (png != nullptr) png_set_read_fn(png, this, read);
   }
+  ~PngDecoder() { png_destroy_read_struct(&png, &info, nullptr); }
+  PngDecoder(PngDecoder const&) = delete;
+  PngDecoder& operator=(PngDecoder const&) = delete;
+
+  static PngDecoder& of(png_structp png) {
+    return *static_cast<PngDecoder*>(png_get_error_ptr(png));
+  }
+  static void keep(PngDecoder& decoder, char const* text) {
+    std::snprintf(decoder.message, sizeof decoder.message, "%s", text);
+  }
+  [[noreturn]] static void on_error(png_structp png, png_const_charp text) {
+    keep(of(png), text);
+    png_longjmp(png, 1);
+  }
+  // One about an ancillary chunk (iCCP, tEXt: lower-case first letter) leaves the pixels
+  // whole; one about a critical chunk (IDAT: more data than the pixels) does not.
+  static void on_warning(png_structp png, png_const_charp text) {
+    PngDecoder& decoder = of(png);
+    std::size_t const length = std::strlen(text);
+    if (!decoder.failed_in_chunk && length > 5 && text[4] == ':' &&
+        std::isupper(static_cast<unsigned char>(text[0]))) {
+      decoder.failed_in_chunk = true;
+      keep(decoder, text);
+    }
+  }
+  static void read(png_structp png, png_bytep data, std::size_t length) {
+    auto& decoder = *static_cast<PngDecoder*>(png_get_io_ptr(png));
+    if (decoder.bytes.size() - decoder.position < length) png_error(png, "the file is truncated");
+    std::memcpy(data, decoder.bytes.data() + decoder.position, length);
+    decoder.position += length;
+  }
+
+  // The header, and the transformations: palette images stay indices (1 byte each), the
+  // others gray, gray-alpha, RGB or RGBA of 8 or 16 bits, a transparent color as alpha.
+  // No gamma is applied: the file's values are compared.
+  bool read_header() {
+    if (png == nullptr || info == nullptr) {
+      keep(*this, "out of memory");
+      return false;
+    }
+    if (setjmp(png_jmpbuf(png))) return false;
+    png_read_info(png, info);
+    if (png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE) {
+      png_set_packing(png);
+    } else {
+      png_set_expand(png);
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    return true;
+  }
+  bool read_image(png_bytepp rows) {
+    if (setjmp(png_jmpbuf(png))) return false;
+    png_read_image(png, rows);
+    png_read_end(png, nullptr);
+    return true;
+  }
+};
+
+MaskImage read_png(std::filesystem::path const& path, std::string_view bytes) {
+  PngDecoder decoder(bytes);
+  auto const failed = [&] { fail(path, std::string("cannot decode the PNG: ") + decoder.message); };
+  if (!decoder.read_header()) failed();
+  png_structp const png = decoder.png;
+  png_infop const info = decoder.info;
   MaskImage mask;
   // PNG itself limits both sizes to 2^31 - 1.
-  mask.width = std::int32_t(image.width);
-  mask.height = std::int32_t(image.height);
-  try {
-    check_pixel_memory(path, mask, 2.0);
-  } catch (...) {
-    png_image_free(&image);
-    throw;
-  }
-  // Gray and alpha, 8 bits each: libpng converts any color type and depth. A palette image
-  // is read as its indices and its palette so, which shows an index beyond the palette.
-  bool const palette = (image.format & PNG_FORMAT_FLAG_COLORMAP) != 0;
-  image.format = PNG_FORMAT_GA | (palette ? PNG_FORMAT_FLAG_COLORMAP : 0);
-  std::size_t const pixels = std::size_t(image.width) * image.height;
-  std::vector<png_byte> values(palette ? pixels : 2 * pixels);
-  std::array<png_byte, 2 * 256> colormap{};
-  // libpng releases the image itself, on success and on failure.
-  if (!png_image_finish_read(&image, nullptr, values.data(), 0, colormap.data())) {
-    fail(path, std::string("cannot decode the PNG: ") + image.message);
-  }
-  // Damage to a critical chunk (IDAT: more data than the pixels) is a warning to libpng;
-  // one about an ancillary chunk (iCCP, tEXt: lower-case first letter) leaves the pixels whole.
-  std::string_view const warning = image.message;
-  if ((image.warning_or_error & PNG_IMAGE_WARNING) != 0 && warning.size() > 5 &&
-      warning[4] == ':' && std::isupper(static_cast<unsigned char>(warning[0]))) {
-    fail(path, "cannot decode the PNG: " + std::string(warning));
-  }
-  mask.dark.resize(pixels);
-  for (std::size_t i = 0; i < pixels; ++i) {
-    if (palette && values[i] >= image.colormap_entries) {
-      fail(path, "pixel (" + std::to_string(i % image.width) + ", " +
-                     std::to_string(i / image.width) + ") has palette index " +
-                     std::to_string(values[i]) + ", beyond the palette's " +
-                     std::to_string(image.colormap_entries) + " colors");
+  mask.width = std::int32_t(png_get_image_width(png, info));
+  mask.height = std::int32_t(png_get_image_height(png, info));
+  std::size_t const row_bytes = png_get_rowbytes(png, info);
+  check_pixel_memory(path, mask, double(row_bytes) / double(mask.width));
+  std::vector<png_byte> pixels(row_bytes * std::size_t(mask.height));
+  std::vector<png_bytep> rows(std::size_t(mask.height));
+  for (std::size_t y = 0; y < rows.size(); ++y) rows[y] = pixels.data() + y * row_bytes;
+  if (!decoder.read_image(rows.data()) || decoder.failed_in_chunk) failed();
+
+  // Gray from color by the Rec. 709 weights, on the file's values.
+  auto const dark = [](std::uint64_t r, std::uint64_t g, std::uint64_t b, bool opaque,
+                       std::uint64_t max) {
+    return opaque && 2 * (2126 * r + 7152 * g + 722 * b) < 10000 * max;
+  };
+  std::size_t const count = std::size_t(mask.width) * std::size_t(mask.height);
+  mask.dark.resize(count);
+  if (png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE) {
+    png_colorp palette = nullptr;
+    int colors = 0;
+    png_get_PLTE(png, info, &palette, &colors);
+    png_bytep alpha = nullptr;
+    int alphas = 0;
+    png_get_tRNS(png, info, &alpha, &alphas, nullptr);
+    for (std::size_t i = 0; i < count; ++i) {
+      int const index = pixels[i];
+      if (index >= colors) {
+        fail(path, pixel_name(i, mask.width) + " has palette index " + std::to_string(index) +
+                       ", beyond the palette's " + std::to_string(colors) + " colors");
+      }
+      png_color const color = palette[index];
+      mask.dark[i] =
+          dark(color.red, color.green, color.blue, index >= alphas || alpha[index] != 0, 255);
     }
-    png_byte const* gray_alpha = palette ? &colormap[2 * values[i]] : &values[2 * i];
-    mask.dark[i] = gray_alpha[1] != 0 && 2 * gray_alpha[0] < 255;
+    return mask;
+  }
+  int const channels = png_get_channels(png, info);
+  bool const two_bytes = png_get_bit_depth(png, info) == 16;
+  std::uint64_t const max = two_bytes ? 65535 : 255;
+  bool const color = channels >= 3, has_alpha = channels % 2 == 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    // Two-byte samples are big-endian.
+    auto const sample = [&](int channel) -> std::uint64_t {
+      png_bytep const at = pixels.data() + (i * channels + channel) * (two_bytes ? 2 : 1);
+      return two_bytes ? std::uint64_t(at[0]) << 8 | at[1] : at[0];
+    };
+    std::uint64_t const r = sample(0);
+    std::uint64_t const g = color ? sample(1) : r, b = color ? sample(2) : r;
+    mask.dark[i] = dark(r, g, b, !has_alpha || sample(channels - 1) != 0, max);
   }
   return mask;
 }

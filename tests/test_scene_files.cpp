@@ -522,6 +522,8 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
       {"base = \"tripple-slit\"\n", "1: base: unknown scene 'tripple-slit' (built-in scenes: "},
       {"base = \"double-slit-small\"\n[grid]\nnx = 300\n",
        "3: grid.nx: a scene with a base keeps the base's grid size"},
+      {"base = \"double-slit-small\"\n[[walls]]\nrect = { x0 = 30, y0 = 90, x1 = 40, y1 = 110 }\n",
+       "2: walls: a wall covers the base's source 0 at (33, 100), which it would hold at 0"},
   };
   for (auto const& [toml, error] : cases) {
     SCOPED_TRACE(toml);

@@ -346,6 +346,7 @@ class SceneFileReader {
     read_damping(root.section("damping"), scene);
     read_walls(root, scene);
     read_sources(root, scene);
+    if (!root.has("sources")) check_base_sources(root, scene);
     read_receivers(root, scene);
     read_time(root.section("time"), base.has_value(), scene);
     check_together(scene);
@@ -574,6 +575,17 @@ class SceneFileReader {
       }
       source.waveform = read_waveform(entry);
       scene.sources.push_back(source);
+    }
+  }
+
+  // The base's sources under the file's walls would be silent, as read_sources refuses.
+  static void check_base_sources(Table const& root, Scene const& scene) {
+    for (std::size_t i = 0; i < scene.sources.size(); ++i) {
+      Source const& source = scene.sources[i];
+      if (scene.is_wall(source.x, source.y)) {
+        root.fail("walls", "a wall covers the base's source " + std::to_string(i) + " at " +
+                               cell_name(source.x, source.y) + ", which it would hold at 0");
+      }
     }
   }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `wave2d run` refuses, with its usage status 2 and a line naming what is too large, a
-# run that cannot fit in memory: a receivers' trace of more steps than memory holds, a grid
-# beyond an address-space or data limit (ulimit -v, -d); and a step count at int64's limit.
+# run that cannot fit in memory: a receivers' trace of more steps than memory holds (with
+# its copy for the files), a grid beyond an address-space or data limit (ulimit -v, -d);
+# and a step count at int64's limit.
 #   cli_memory_limits.sh CLI WORK CASE [sanitized]
 set -u
 cli=$1
@@ -73,9 +74,16 @@ case $case in
     ;;
   trace)
     # About 1 GiB of address space: the 40 x 30 grid fits, 4e6 steps of 256 receivers not.
-    expect 2 "the receivers' trace (4000000 steps x 256 receivers) needs about 3.8 GiB" \
+    expect 2 "the receivers' trace (4000000 steps x 256 receivers) needs about 7.6 GiB" \
       sh -c 'ulimit -v 1048576 && exec "$@"' sh "$cli" run --scene receivers.toml \
       --backend reference --steps 4000000
+    ;;
+  trace-copy)
+    # A trace that fits once (0.67 GiB) but not beside its copy for the files: refused
+    # before the steps, not failed after them.
+    expect 2 "the receivers' trace (700000 steps x 256 receivers) needs about 1.3 GiB" \
+      sh -c 'ulimit -v 1048576 && exec "$@"' sh "$cli" run --scene receivers.toml \
+      --backend reference --steps 700000
     ;;
   address-space)
     # About 1 GiB of address space: the grid needs more than 3 GiB.

@@ -26,9 +26,10 @@ InsufficientMemory too_large(std::string const& what, char const* needs, double 
 }  // namespace
 
 MemoryEstimate estimated_bytes(Scene const& scene) {
-  // In double: no step count (--steps takes any int64) can wrap it.
+  // In double: no step count (--steps takes any int64) can wrap it. The trace twice: its
+  // host copy for the files is made while the run's own is held.
   return {double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float),
-          (double(scene.steps) + 1.0) * double(scene.receivers.size()) * sizeof(float)};
+          2.0 * (double(scene.steps) + 1.0) * double(scene.receivers.size()) * sizeof(float)};
 }
 
 std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,

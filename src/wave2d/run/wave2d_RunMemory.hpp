@@ -17,7 +17,8 @@ namespace wave2d {
 
 // What a run may need at its peak, generously, in bytes: for the grid the field pair, a
 // backend's scratch fields, the cell codes, and host copies of the fields for output;
-// for the receivers' trace a float per receiver and step, steps 0 .. scene.steps.
+// for the receivers' trace a float per receiver and step, steps 0 .. scene.steps, and its
+// copy for the files.
 struct MemoryEstimate {
   double grid = 0.0;
   double trace = 0.0;

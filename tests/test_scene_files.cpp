@@ -524,6 +524,9 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
        "3: grid.nx: a scene with a base keeps the base's grid size"},
       {"base = \"double-slit-small\"\n[[walls]]\nrect = { x0 = 30, y0 = 90, x1 = 40, y1 = 110 }\n",
        "2: walls: a wall covers the base's source 0 at (33, 100), which it would hold at 0"},
+      // After a header, a key is that table's: named so, not as the grid the file then lacks.
+      {"[time]\nt_end = 0.5\nbase = \"double-slit-small\"\n",
+       "3: time.base: unknown key (expected one of: dt, steps, t_end, t0)"},
   };
   for (auto const& [toml, error] : cases) {
     SCOPED_TRACE(toml);

@@ -331,6 +331,12 @@ class SceneFileReader {
     root_ = &root;
     root.allow_only(
         {"name", "base", "grid", "time", "medium", "damping", "walls", "sources", "receivers"});
+    // The tables' keys before any value: a key written under a header belongs to that
+    // table (TOML), and is named there, not as a key the file then lacks.
+    root.section("grid").allow_only({"nx", "ny", "dx"});
+    root.section("time").allow_only({"dt", "steps", "t_end", "t0"});
+    root.section("medium").allow_only({"c", "region"});
+    root.section("damping").allow_only({"width", "strength"});
     Scene scene;
     auto const base = root.get<std::string>("base");
     if (base) {
@@ -439,7 +445,6 @@ class SceneFileReader {
 
   void read_grid(Table const& root, bool has_base, Scene& scene) {
     Table const grid = root.section("grid");
-    grid.allow_only({"nx", "ny", "dx"});
     // Where the size comes from ("file:line: key: "), for a grid too large for memory.
     std::string sized_at;
     if (has_base) {
@@ -502,7 +507,6 @@ class SceneFileReader {
   }
 
   void read_medium(Table const& medium, Scene& scene) {
-    medium.allow_only({"c", "region"});
     if (auto const c = medium.get<float>("c")) scene.c = positive(medium, "c", *c);
     auto const regions = medium.get<std::vector<Table>>("region");
     if (!regions) return;
@@ -518,7 +522,6 @@ class SceneFileReader {
   }
 
   static void read_damping(Table const& damping, Scene& scene) {
-    damping.allow_only({"width", "strength"});
     if (auto const width = damping.get<float>("width")) {
       if (!(*width >= 0.0f && *width <= 0.5f)) {
         damping.fail("width",
@@ -663,7 +666,6 @@ class SceneFileReader {
   }
 
   void read_time(Table const& time, bool has_base, Scene& scene) const {
-    time.allow_only({"dt", "steps", "t_end", "t0"});
     scene.t0 = time.get_or<float>("t0", scene.t0);
     if (auto const dt = time.get<float>("dt")) {
       scene.dt = positive(time, "dt", *dt);

@@ -28,9 +28,9 @@ void refuse_ranks(char const* command) {
 // The scene, checked; InputError for what the user named.
 Scene checked_scene(std::string const& name) {
   try {
-    Scene scene = load_scene(name).scene;
-    validate(scene);
-    return scene;
+    SceneFile file = load_scene(name);
+    validate(file);  // a file's problem named at its key, as `run` names it
+    return std::move(file.scene);
   } catch (std::exception const& e) {
     throw InputError(e.what());
   }

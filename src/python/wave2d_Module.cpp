@@ -829,6 +829,9 @@ PYBIND11_MODULE(wave2d, m) {
       "the library's backends, fields as NumPy arrays, runs that write their outputs as the "
       "program does.";
   m.attr("__version__") = WAVE2D_VERSION;
+  // NumPy's C API loaded now, once: loaded at first use, by two threads at once, the second
+  // waited for the first's import holding the GIL, which the import needs (a hang).
+  (void)py::array_t<float>(0);
   // As h5py does: errors reach Python as exceptions, not as HDF5's lines on stderr.
   wave2d::quiet_hdf5_errors();
   // Built without xxHash or HDF5, save/resume raise CheckpointError saying which.

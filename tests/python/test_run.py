@@ -341,6 +341,32 @@ class Errors(Case):
         self.assertEqual(told, [])
         self.assertEqual(sorted(p.name for p in self.folder.iterdir()), ["composed.toml"])
 
+    def test_a_scene_read_by_a_relative_path_keeps_its_files_after_a_change_of_folder(self):
+        scene_file = self.folder / "composed.toml"
+        scene_file.write_text(SCENE_TOML)
+        here = os.getcwd()
+        try:
+            os.chdir(self.folder)
+            scene = wave2d.Scene("composed.toml")
+            os.chdir(here)
+            with self.assertRaisesRegex(OSError, "would overwrite the input"):
+                wave2d.run(scene, outputs=[wave2d.NpyFile(scene_file)])
+        finally:
+            os.chdir(here)
+        self.assertEqual(scene_file.read_text(), SCENE_TOML)
+
+    def test_threads_that_make_the_first_arrays_at_once_do_not_wait_on_each_other(self):
+        # In a fresh interpreter that has not imported NumPy.
+        result = run_python("""
+            import threading, wave2d
+            scene = wave2d.Scene("double-slit-small")
+            threads = [threading.Thread(target=lambda: scene.walls) for _ in range(4)]
+            for thread in threads: thread.start()
+            for thread in threads: thread.join()
+            print("joined")
+            """, timeout=60)
+        self.assertEqual((result.returncode, result.stdout), (0, "joined\n"), result.stderr)
+
     def test_a_scene_object_keeps_its_files_from_being_written_over(self):
         scene_file = self.folder / "composed.toml"
         scene_file.write_text(SCENE_TOML)

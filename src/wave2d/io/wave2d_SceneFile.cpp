@@ -789,6 +789,13 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
   SceneFileReader reader(path, options);
   SceneFile file{reader.read(Table(path, document, nullptr, "")), {path}, reader.time_step_key()};
   file.files.insert(file.files.end(), reader.masks_read().begin(), reader.masks_read().end());
+  // Absolute: a caller that changes its working folder still knows them (and refuses to
+  // write over them).
+  for (auto& input : file.files) {
+    std::error_code error;
+    auto absolute = std::filesystem::absolute(input, error);
+    if (!error) input = std::move(absolute);
+  }
   return file;
 }
 

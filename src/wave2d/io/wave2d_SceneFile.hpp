@@ -36,7 +36,7 @@ struct SceneFileKey {
 
 struct SceneFile {
   Scene scene;
-  std::vector<std::filesystem::path> files;  // read to make it: the scene file, its masks
+  std::vector<std::filesystem::path> files;  // read to make it, absolute: the file, its masks
   // The key that set what the Courant number c·dt/dx comes from: time.dt, else grid.dx,
   // else a wave speed; none when the file sets none of them (a base scene's).
   SceneFileKey time_step_key;

@@ -207,7 +207,10 @@ Error without_line(Error const& error, std::string_view name) {
 SceneFile scene_from_dict(py::handle dict, SceneFileOptions const& options) {
 #if defined(WAVE2D_HAVE_SCENE_FILES)
   std::ostringstream text;
-  text << Converter().table(dict, "");
+  // Strings as basic strings, every control character escaped: toml++'s literal and
+  // multi-line forms let a string holding ''' end early and its rest read as keys.
+  text << toml::toml_formatter(Converter().table(dict, ""),
+                               toml::format_flags::allow_unicode_strings);
   // Masks are found relative to the working directory.
   std::string const name = "<dict>";
   SceneFile file;

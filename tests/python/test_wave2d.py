@@ -105,6 +105,15 @@ class Scenes(unittest.TestCase):
                               "sources": [{"x": 10, "y": 10, "frequency": np.float32(20.0)}]})
         self.assertEqual(scene.nx, 40)
 
+    def test_a_dict_string_is_one_value_whatever_it_holds(self):
+        plain = {"grid": {"nx": 20, "ny": 16}, "time": {"steps": 5},
+                 "sources": [{"x": 10, "y": 8, "frequency": 20.0}]}
+        for name in ["a\n'''\n[damping]\nwidth = 0.3\nstrength = 0.9\n#", "\n'''", 'q"\\\t']:
+            scene = wave2d.Scene(dict(plain, name=name))
+            self.assertEqual(scene.name, name)
+            np.testing.assert_array_equal(run(scene, "reference", 5).current,
+                                          run(wave2d.Scene(plain), "reference", 5).current)
+
     def test_bad_scenes_are_value_errors_with_the_library_messages(self):
         with self.assertRaisesRegex(wave2d.SceneError, r"sources\[0\]\.x: 10 lies outside the grid"):
             wave2d.Scene({"grid": {"nx": 8, "ny": 8}, "sources": [{"x": 10, "y": 10}]})

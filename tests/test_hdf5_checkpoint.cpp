@@ -278,6 +278,30 @@ TEST_F(Hdf5Checkpoint, AChunkWhoseIndexEntryIsDamagedIsRefused) {
   }
 }
 
+// The same entry's offsets (after the size and the mask: row, column, and a last one that
+// is 0) damaged where the lookup by coordinates still finds the chunk but the read does not:
+// the read gives the fill value, NaN, which no state may hold.
+TEST_F(Hdf5Checkpoint, AChunkTheReadNoLongerFindsIsRefused) {
+  write_checkpoint(path("ck"), small_checkpoint());
+  std::string const bytes = read_file(path("ck"));
+  std::uint32_t const field_chunk = 5 * 7 * sizeof(float) + 4;
+  std::size_t entry = std::string::npos;
+  for (auto at = bytes.find("TREE"); at != std::string::npos; at = bytes.find("TREE", at + 1)) {
+    std::uint32_t size = 0;
+    if (at + 64 <= bytes.size() && bytes[at + 4] == 1) std::memcpy(&size, &bytes[at + 24], 4);
+    if (size == field_chunk) {
+      entry = at + 24;
+      break;
+    }
+  }
+  ASSERT_NE(entry, std::string::npos) << "no index entry of a field's chunk found";
+  std::string damaged = bytes;
+  damaged[entry + 8 + 23] ^= 0x01;  // the last offset's highest byte
+  write_text(path("damaged"), damaged);
+  std::string const message = refusal(path("damaged")).message;
+  EXPECT_TRUE(contains(message, refused("damaged") + "holds nan in u at step ")) << message;
+}
+
 TEST_F(Hdf5Checkpoint, RefusesValuesThatAreNotFiniteNamingTheirCellInTheGrid) {
   CheckpointData data = small_checkpoint();
   data.current[7 * 3 + 4] = std::numeric_limits<float>::quiet_NaN();

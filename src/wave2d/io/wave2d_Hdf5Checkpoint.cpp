@@ -61,6 +61,10 @@ Hdf5Handle checksummed_dataset(hid_t file, char const* name, hsize_t rows, hsize
   hsize_t const chunk[2] = {std::min<hsize_t>(rows, 512), std::min<hsize_t>(columns, 512)};
   detail::check(H5Pset_chunk(create.get(), 2, chunk), "chunks");
   detail::check(H5Pset_fletcher32(create.get()), "checksums");
+  // A chunk its damaged index no longer finds reads as the fill value, which no checksum
+  // covers: NaN, which resuming refuses, where 0 would pass for a quiet field.
+  float const missing = std::numeric_limits<float>::quiet_NaN();
+  detail::check(H5Pset_fill_value(create.get(), H5T_NATIVE_FLOAT, &missing), "fill value");
   hsize_t const dims[2] = {rows, columns};
   Hdf5Handle const space = detail::dataspace(dims);
   return Hdf5Handle(

@@ -9,7 +9,6 @@
 #endif
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>

@@ -247,26 +247,31 @@ TEST_F(Hdf5Checkpoint, AFlippedBitOfTheFieldsIsCaughtByItsChecksum) {
 #endif
 }
 
-// A chunk's entry in its dataset's index (a version 1 B-tree node: "TREE", then per chunk
-// its stored size, its filter mask and its offsets) that says the chunk skipped its checksum,
-// or is shorter than written: HDF5 would read such a chunk unchecked, zeros past its end.
+// A field chunk of small_checkpoint() as stored: the values, the checksum.
+constexpr std::uint32_t small_field_chunk = 5 * 7 * sizeof(float) + 4;
+
+// Where the index entry of a field's chunk starts in a checkpoint's bytes (a version 1
+// B-tree node: "TREE", its header, then per chunk its stored size, its filter mask and its
+// offsets, the last of them 0); npos when there is none.
+std::size_t field_chunk_entry(std::string const& bytes) {
+  for (auto at = bytes.find("TREE"); at != std::string::npos; at = bytes.find("TREE", at + 1)) {
+    std::uint32_t size = 0;
+    if (at + 64 <= bytes.size() && bytes[at + 4] == 1) std::memcpy(&size, &bytes[at + 24], 4);
+    if (size == small_field_chunk) return at + 24;
+  }
+  return std::string::npos;
+}
+
+// A chunk's index entry that says the chunk skipped its checksum, or is shorter than
+// written: HDF5 would read such a chunk unchecked, zeros past its end.
 TEST_F(Hdf5Checkpoint, AChunkWhoseIndexEntryIsDamagedIsRefused) {
   write_checkpoint(path("ck"), small_checkpoint());
   std::string const bytes = read_file(path("ck"));
-  std::uint32_t const field_chunk = 5 * 7 * sizeof(float) + 4;  // the values, the checksum
-  std::size_t entry = std::string::npos;
-  for (auto at = bytes.find("TREE"); at != std::string::npos; at = bytes.find("TREE", at + 1)) {
-    std::uint32_t size = 0;
-    if (at + 32 <= bytes.size() && bytes[at + 4] == 1) std::memcpy(&size, &bytes[at + 24], 4);
-    if (size == field_chunk) {
-      entry = at + 24;
-      break;
-    }
-  }
+  std::size_t const entry = field_chunk_entry(bytes);
   ASSERT_NE(entry, std::string::npos) << "no index entry of a field's chunk found";
   for (std::uint32_t const shorter : {0u, 60u}) {
     std::string damaged = bytes;
-    std::uint32_t const size = field_chunk - shorter;
+    std::uint32_t const size = small_field_chunk - shorter;
     std::uint32_t const skipped_checksum = 1;
     std::memcpy(&damaged[entry], &size, 4);
     std::memcpy(&damaged[entry + 4], &skipped_checksum, 4);
@@ -284,16 +289,7 @@ TEST_F(Hdf5Checkpoint, AChunkWhoseIndexEntryIsDamagedIsRefused) {
 TEST_F(Hdf5Checkpoint, AChunkTheReadNoLongerFindsIsRefused) {
   write_checkpoint(path("ck"), small_checkpoint());
   std::string const bytes = read_file(path("ck"));
-  std::uint32_t const field_chunk = 5 * 7 * sizeof(float) + 4;
-  std::size_t entry = std::string::npos;
-  for (auto at = bytes.find("TREE"); at != std::string::npos; at = bytes.find("TREE", at + 1)) {
-    std::uint32_t size = 0;
-    if (at + 64 <= bytes.size() && bytes[at + 4] == 1) std::memcpy(&size, &bytes[at + 24], 4);
-    if (size == field_chunk) {
-      entry = at + 24;
-      break;
-    }
-  }
+  std::size_t const entry = field_chunk_entry(bytes);
   ASSERT_NE(entry, std::string::npos) << "no index entry of a field's chunk found";
   std::string damaged = bytes;
   damaged[entry + 8 + 23] ^= 0x01;  // the last offset's highest byte

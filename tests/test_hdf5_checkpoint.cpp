@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -92,6 +93,42 @@ TEST_F(Hdf5Checkpoint, ReadsBackAnyBlockOfWhatWasWritten) {
   }
   EXPECT_EQ(block.trace, data.trace);
   EXPECT_EQ(read_checkpoint_header(path("ck")).current.size(), 0u);
+}
+
+// HDF5 itself is not thread-safe (Debian's builds): every use of it holds one lock.
+TEST_F(Hdf5Checkpoint, ThreadsWriteAndReadTheirOwnFilesAtOnce) {
+  CheckpointData const data = small_checkpoint();
+  Scene scene;
+  scene.nx = data.nx;
+  scene.ny = data.ny;
+  scene.receivers = {{1, 1, "a"}, {2, 3, "b"}, {6, 4, "c"}};
+  std::int32_t const columns[] = {0, 1, 2};
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < failures.size(); ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < 25; ++i) {
+          std::string const name = std::to_string(t) + "." + std::to_string(i);
+          FieldFile fields(path(name + ".h5"), scene, Window::whole(data.nx, data.ny));
+          for (std::int64_t step = 0; step < 3; ++step) fields.write_frame(step, data.current);
+          fields.write_field(9, data.previous, data.current);
+          fields.write_receivers(6, 4, columns, data.trace);
+          fields.commit();
+          write_checkpoint(path(name + ".ck"), data);
+          CheckpointData const back = read_checkpoint(path(name + ".ck"));
+          if (back.current != data.current || back.trace != data.trace) {
+            throw std::runtime_error(name + ": read back other values");
+          }
+          EXPECT_TRUE(fs::exists(xdmf_path(path(name + ".h5"))));
+        }
+      } catch (std::exception const& e) {
+        failures[t] = e.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (std::string const& failure : failures) EXPECT_EQ(failure, "");
 }
 
 TEST_F(Hdf5Checkpoint, ACheckpointOfTheBinaryFormatIsRefusedSayingSo) {

@@ -475,10 +475,12 @@ class SimulationOn final : public AnySimulation {
 
   void write_checkpoint(fs::path const& path) override {
     Access const access(*this, Access::reads);
+    py::gil_scoped_release const unlocked;  // a large file's write lets other threads go on
     wave2d::write_checkpoint(path, space_, get());
   }
   void resume(fs::path const& path) override {
     Access const access(*this, Access::changes);
+    py::gil_scoped_release const unlocked;
     wave2d::resume(path, space_, get());
   }
   py::object plan() override {

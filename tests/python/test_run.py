@@ -176,6 +176,46 @@ class Outputs(Case):
         checkpoints.path = self.folder / "y.ck"
         self.assertEqual(checkpoints.path, self.folder / "y.ck")
 
+    @unittest.skipUnless(wave2d.has_hdf5 and wave2d.has_checkpoints and h5py,
+                         "needs HDF5, checkpoints and h5py")
+    def test_runs_on_several_threads_write_their_hdf5_files_and_checkpoints(self):
+        # Its own process: before HDF5's uses were serialized, this crashed the interpreter.
+        result = run_python(f"""
+            import pathlib, tempfile, threading, h5py, numpy as np, wave2d
+            scene = {SCENE!r}
+            folder = pathlib.Path(tempfile.mkdtemp())
+            errors = []
+
+            def work(i):
+                try:
+                    for k in range(4):
+                        wave2d.run(scene, backend="{BACKEND}", outputs=[
+                            wave2d.Hdf5File(folder / f"r{{i}}.{{k}}.h5", frames_every=5),
+                            wave2d.Checkpoints(folder / f"r{{i}}.{{k}}.ck", every=7)])
+                        simulation = wave2d.Simulation(scene, backend="{BACKEND}")
+                        simulation.advance(11)
+                        simulation.save_checkpoint(folder / f"s{{i}}.{{k}}.ck")
+                        simulation.resume(folder / f"r{{i}}.{{k}}.ck")
+                except Exception as e:
+                    errors.append(f"{{type(e).__name__}}: {{e}}")
+
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not errors, errors
+            alone = wave2d.Simulation(scene, backend="{BACKEND}")
+            alone.advance(60)
+            for path in folder.glob("r*.h5"):
+                with h5py.File(path) as f:
+                    assert np.array_equal(f["/field/current"][...], alone.current), path
+                    assert f["/frames/u"].shape[0] == 13, path
+            print(len(list(folder.glob("*.h5"))), len(list(folder.glob("*.ck"))))
+        """, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "16 32")
+
 
 class Stopping(Case):
     @NEEDS_CHECKPOINTS

@@ -35,11 +35,13 @@ Hdf5Handle& Hdf5Handle::operator=(Hdf5Handle&& other) noexcept {
 }
 
 void Hdf5Handle::close(std::string const& doing) {
+  std::lock_guard const held(hdf5_mutex());
   hid_t const id = std::exchange(id_, H5I_INVALID_HID);
   if (id >= 0) check(close_(id), doing);
 }
 
 void Hdf5Handle::reset() noexcept {
+  std::lock_guard const held(hdf5_mutex());
   if (id_ >= 0) close_(std::exchange(id_, H5I_INVALID_HID));
 }
 
@@ -76,12 +78,17 @@ Hdf5Handle creation_properties(hid_t kind) {
   return properties;
 }
 
-QuietHdf5Errors::QuietHdf5Errors() {
+std::recursive_mutex& hdf5_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+Hdf5Use::Hdf5Use() : held_(hdf5_mutex()) {
   H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
-QuietHdf5Errors::~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+Hdf5Use::~Hdf5Use() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
 
 Hdf5Handle dataspace(std::span<hsize_t const> dims, std::span<hsize_t const> maxima) {
   return Hdf5Handle(
@@ -250,7 +257,7 @@ TemporaryHdf5File::TemporaryHdf5File(std::filesystem::path const& path, Processe
     target_ = resolved.path;
     temporary_ = temporary_path(resolved.path);
     registered_.emplace(temporary_);
-    QuietHdf5Errors const quiet;
+    Hdf5Use const use;
     try {
       Hdf5Handle const access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
       check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file format");
@@ -278,7 +285,7 @@ TemporaryHdf5File::~TemporaryHdf5File() {
 
 void TemporaryHdf5File::abandon() noexcept {
   if (!processes_.root()) return;
-  QuietHdf5Errors const quiet;
+  Hdf5Use const use;
   file_.reset();  // the driver refuses HDF5 nothing, so that the close succeeds
   if (!temporary_.empty()) ::unlink(temporary_.c_str());
   registered_.reset();
@@ -295,7 +302,7 @@ void TemporaryHdf5File::run(std::function<void()> const& checks,
                             std::function<void()> const& f) const {
   processes_.agree(checks);
   processes_.agree([&] {
-    QuietHdf5Errors const quiet;
+    Hdf5Use const use;
     try {
       f();
     } catch (OutputError const&) {
@@ -313,7 +320,7 @@ void TemporaryHdf5File::run(std::function<void()> const& checks,
 void TemporaryHdf5File::commit(std::function<void()> const& before_rename) {
   processes_.agree([&] {
     if (!processes_.root()) return;
-    QuietHdf5Errors const quiet;
+    Hdf5Use const use;
     int closed = 0;
     report_error_at_close(file_.get(), &closed);
     try {
@@ -389,7 +396,10 @@ Hdf5Handle string_type(std::size_t width) {
 
 }  // namespace detail
 
-void quiet_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void quiet_hdf5_errors() {
+  std::lock_guard const held(detail::hdf5_mutex());
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 #else
 void quiet_hdf5_errors() {}
 #endif

@@ -128,7 +128,7 @@ void check_kind(fs::path const& path, Refuse const& refuse) {
                  std::to_string(checkpoint_format_version) +
                  " only (resume it with the wave2d that wrote it)");
   }
-  detail::QuietHdf5Errors const quiet;
+  detail::Hdf5Use const use;
   if (H5Fis_hdf5(path.c_str()) <= 0) throw refuse("is not a wave2d checkpoint");
 }
 
@@ -237,7 +237,7 @@ struct OpenCheckpoint {
     });
     // Every process reads its part on its own, read-only.
     processes.agree([&] {
-      detail::QuietHdf5Errors const quiet;
+      detail::Hdf5Use const use;
       hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
       if (id < 0) throw refuse("cannot be read: " + detail::hdf5_error());
       file = Hdf5Handle(id, H5Fclose, "opening");
@@ -268,7 +268,7 @@ CheckpointData read_region(fs::path const& path, Window const& region, Processes
   std::int64_t const rows = data.trace_rows();
   Hdf5Handle previous, current, trace;
   processes.agree([&] {
-    detail::QuietHdf5Errors const quiet;
+    detail::Hdf5Use const use;
     hid_t const file = open.file.get();
     refusing_errors(refuse, [&] {
       previous = open_dataset(file, "/field/previous", data.ny, data.nx, refuse);
@@ -293,7 +293,7 @@ CheckpointData read_region(fs::path const& path, Window const& region, Processes
     }
   });
   processes.agree([&] {
-    detail::QuietHdf5Errors const quiet;
+    detail::Hdf5Use const use;
     GridRect const rect{cells.x0, cells.y0, cells.nx, cells.ny};
     read_values(previous.get(), rect, data.previous, refuse, "/field/previous");
     read_values(current.get(), rect, data.current, refuse, "/field/current");

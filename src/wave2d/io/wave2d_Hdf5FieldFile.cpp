@@ -260,7 +260,7 @@ FieldFile::FieldFile(FieldFile&&) noexcept = default;
 // The file's temporary, if not committed, goes with it.
 FieldFile::~FieldFile() {
   if (!state_) return;
-  detail::QuietHdf5Errors const quiet;
+  detail::Hdf5Use const use;
   for (Hdf5Handle* handle : {&state_->frames_u, &state_->frames_step, &state_->frames_time}) {
     handle->reset();
   }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,15 +60,22 @@ std::string hdf5_error();
 // Throws std::runtime_error("<doing>: <HDF5's message>") for a negative status.
 void check(herr_t status, std::string const& doing);
 
-// Keeps HDF5 from printing its error stacks while it lives: errors become exceptions.
-class QuietHdf5Errors {
+// The process's HDF5 lock, recursive: Debian's HDF5 builds are not thread-safe, and
+// simulations on several threads each write their own files. Held by Hdf5Use and by handles
+// as they close.
+std::recursive_mutex& hdf5_mutex();
+
+// One thread's use of HDF5 while it lives: it holds hdf5_mutex(), and HDF5 prints no error
+// stacks (errors become exceptions). Nests.
+class Hdf5Use {
  public:
-  QuietHdf5Errors();
-  ~QuietHdf5Errors();
-  QuietHdf5Errors(QuietHdf5Errors const&) = delete;
-  QuietHdf5Errors& operator=(QuietHdf5Errors const&) = delete;
+  Hdf5Use();
+  ~Hdf5Use();
+  Hdf5Use(Hdf5Use const&) = delete;
+  Hdf5Use& operator=(Hdf5Use const&) = delete;
 
  private:
+  std::lock_guard<std::recursive_mutex> held_;
   H5E_auto2_t function_ = nullptr;
   void* data_ = nullptr;
 };

@@ -688,6 +688,13 @@ py::array array_of(std::vector<float> values, std::size_t rows, std::size_t colu
   return py::array_t<float>({rows, columns}, owned->data(), base);
 }
 
+// False, or NumPy's (np.False_, as comparisons give it): what from a run's progress stops it.
+bool is_false(py::handle value) {
+  if (value.ptr() == Py_False) return true;
+  std::string_view const type = Py_TYPE(value.ptr())->tp_name;
+  return (type == "numpy.bool_" || type == "numpy.bool") && PyObject_IsTrue(value.ptr()) == 0;
+}
+
 // Steps the checked experiment on ExecutionSpace without the GIL, taking it back to report
 // to `progress` (a RunProgress) and to check signals: False from it, an exception of it,
 // Ctrl-C or finalize() stop the run where the run layer stops it (a last checkpoint where
@@ -710,7 +717,7 @@ RunOutcome run_on(CheckedExperiment checked, py::object const& progress) {
     py::gil_scoped_acquire const held;
     try {
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      stop = !progress.is_none() && progress(at).ptr() == Py_False;
+      stop = !progress.is_none() && is_false(progress(at));
     } catch (py::error_already_set& error) {
       raised.emplace(std::move(error));
       stop = true;
@@ -1170,7 +1177,8 @@ PYBIND11_MODULE(wave2d, m) {
         "ReceiverFiles, Checkpoints), and return a RunResult. steps: from step 0 (None: the "
         "scene's); resume: a checkpoint to go on from (backend 'auto' takes its backend). "
         "Everything is checked before a step runs. progress(RunProgress) is called after "
-        "each chunk of steps, without the GIL between: False from it stops the run (after a "
+        "each chunk of steps, without the GIL between: False from it (NumPy's too) stops the run "
+        "(after a "
         "last checkpoint, where it writes them; result.stopped); an exception of it or "
         "Ctrl-C stops it so too, then is raised. A field that stops being finite raises "
         "NotFinite (keep_last_finite: after writing the outputs of the last finite state).");

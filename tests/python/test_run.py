@@ -249,6 +249,16 @@ class Stopping(Case):
         self.assertEqual(npy.read_bytes(), whole.read_bytes())
         self.assert_same_bits(resumed.receivers, uninterrupted.receivers)
 
+    def test_numpys_false_stops_as_false_does_and_other_values_go_on(self):
+        field = np.zeros(3)
+        stopped = wave2d.run(SCENE, backend=BACKEND, progress=lambda at: (field > 1).any())
+        self.assertTrue(stopped.stopped)
+        self.assertLess(stopped.step, 60)
+        for value in (None, 0, "", np.True_, np.zeros(0)):
+            whole = wave2d.run(SCENE, backend=BACKEND, progress=lambda at: value)
+            self.assertFalse(whole.stopped, repr(value))
+            self.assertEqual(whole.step, 60)
+
     def test_an_exception_of_progress_stops_the_run_and_is_raised(self):
         def progress(at):
             if at.step >= 5:

@@ -930,7 +930,10 @@ PYBIND11_MODULE(wave2d, m) {
       .def_property_readonly("t0", [](SceneFile const& file) { return file.scene.t0; })
       .def_property(
           "steps", [](SceneFile const& file) { return file.scene.steps; },
-          [](SceneFile& file, std::int64_t steps) { file.scene.steps = steps; },
+          [](SceneFile& file, std::int64_t steps) {
+            if (steps < 0) throw py::value_error("Scene.steps must not be negative");
+            file.scene.steps = steps;
+          },
           "The scene's default number of steps.")
       .def_property(
           "walls",

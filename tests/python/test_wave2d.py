@@ -85,6 +85,14 @@ class Scenes(unittest.TestCase):
         self.assertTrue(scene.walls.any())
         self.assertEqual(len(scene.sources), 1)
 
+    def test_steps_are_set_or_refused_when_negative(self):
+        scene = wave2d.Scene("double-slit-small")
+        scene.steps = 0
+        self.assertEqual(scene.steps, 0)
+        with self.assertRaisesRegex(ValueError, r"^Scene.steps must not be negative$"):
+            scene.steps = -1
+        self.assertEqual(scene.steps, 0)
+
     def test_toml_file_and_dict_make_the_same_scene(self):
         with tempfile.TemporaryDirectory() as directory:
             path = pathlib.Path(directory) / "tiny.toml"

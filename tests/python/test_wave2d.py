@@ -231,6 +231,34 @@ class Simulations(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "is corrupted .*Fletcher32 checksum"):
                 from_file.resume(path)
 
+    @unittest.skipUnless(wave2d.has_checkpoints, "this build has no checkpoints (no xxHash or no HDF5)")
+    def test_a_map_that_changes_no_field_is_the_same_scene_to_a_checkpoint(self):
+        open_dict = {key: value for key, value in TINY_DICT.items() if key != "walls"}
+        with tempfile.TemporaryDirectory() as directory:
+            path = pathlib.Path(directory) / "open.ck"
+            run(wave2d.Scene(open_dict), "kokkos-tiled", 20).save_checkpoint(path)
+            same = wave2d.Scene(open_dict)
+            same.walls = np.zeros((30, 40), dtype=bool)
+            same.speed = np.full((30, 40), same.c, dtype=np.float32)
+            resumed = wave2d.Simulation(same, backend="kokkos-tiled")
+            resumed.resume(path)
+            resumed.advance(30)
+            np.testing.assert_array_equal(resumed.current, run(open_dict, "kokkos-tiled", 50).current)
+            for change in ("walls", "speed"):
+                other = wave2d.Scene(open_dict)
+                other.walls = np.zeros((30, 40), dtype=bool)
+                other.speed = np.full((30, 40), other.c, dtype=np.float32)
+                if change == "walls":
+                    walls = other.walls.copy()
+                    walls[5, 5] = True
+                    other.walls = walls
+                else:
+                    speed = other.speed.copy()
+                    speed[5, 5] *= 0.5
+                    other.speed = speed
+                with self.assertRaisesRegex(ValueError, "is of another scene", msg=change):
+                    wave2d.Simulation(other, backend="kokkos-tiled").resume(path)
+
     def test_receivers_record_u_at_their_cells_after_each_step(self):
         scene = wave2d.Scene(RECEIVERS_DICT)
         self.assertEqual(scene.receivers, [(30, 20), (10, 10), (20, 5)])

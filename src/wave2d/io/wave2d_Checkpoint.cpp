@@ -47,6 +47,9 @@ void append(std::string& bytes, T const& value) {
 }  // namespace
 
 std::uint64_t scene_hash(Scene const& scene) {
+  // A map that changes no field (no wall, c in every cell) counts as none.
+  bool const walls = std::ranges::any_of(scene.walls, [](std::uint8_t w) { return w != 0; });
+  bool const speed = std::ranges::any_of(scene.speed, [&](float v) { return v != scene.c; });
   std::string bytes;
   append(bytes, scene.nx);
   append(bytes, scene.ny);
@@ -55,10 +58,14 @@ std::uint64_t scene_hash(Scene const& scene) {
     append(bytes, std::bit_cast<std::uint32_t>(value));
   }
   // Sizes first, so that the parts cannot be mistaken for one another.
-  append(bytes, std::uint64_t(scene.walls.size()));
-  for (std::uint8_t wall : scene.walls) bytes += char(wall != 0);
-  append(bytes, std::uint64_t(scene.speed.size()));
-  for (float value : scene.speed) append(bytes, std::bit_cast<std::uint32_t>(value));
+  append(bytes, std::uint64_t(walls ? scene.walls.size() : 0));
+  if (walls) {
+    for (std::uint8_t wall : scene.walls) bytes += char(wall != 0);
+  }
+  append(bytes, std::uint64_t(speed ? scene.speed.size() : 0));
+  if (speed) {
+    for (float value : scene.speed) append(bytes, std::bit_cast<std::uint32_t>(value));
+  }
   append(bytes, std::uint64_t(scene.sources.size()));
   for (Source const& source : scene.sources) {
     append(bytes, source.x);

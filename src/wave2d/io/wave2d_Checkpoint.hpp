@@ -48,8 +48,9 @@ std::string checkpoints_unavailable_reason();
 inline constexpr std::int64_t checkpoint_format_version = 3;
 
 // XXH3-64 of what decides the fields of a scene: the grid, c, dx, dt, t0, the damping,
-// the walls, the speed map and the sources, floats by their bits. Not its name, its
-// step count nor its receivers, which change no field.
+// the walls, the speed map and the sources, floats by their bits (a wall mask without a
+// wall, a speed map of c in every cell, count as none). Not its name, its step count nor
+// its receivers, which change no field.
 std::uint64_t scene_hash(Scene const& scene);
 
 // XXH3-64 of the receivers' cells, in order: what decides the columns of a trace. Not

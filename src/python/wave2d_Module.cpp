@@ -176,7 +176,8 @@ SceneFileOptions const scene_file_options{.check_grid = check_host_memory};
 SceneFile scene_file_of(py::handle source) {
   if (py::isinstance<SceneFile>(source)) return source.cast<SceneFile>();
   if (py::isinstance<py::dict>(source)) return scene_from_dict(source, scene_file_options);
-  if (py::isinstance<py::str>(source)) return load_scene(source.cast<std::string>());
+  // As a path: a name os.fsdecode made of bytes that are not UTF-8 is a file name too.
+  if (py::isinstance<py::str>(source)) return load_scene(source.cast<fs::path>().string());
   if (py::hasattr(source, "__fspath__")) {
     return read_scene_file(source.cast<fs::path>(), scene_file_options);
   }
@@ -860,6 +861,12 @@ PYBIND11_MODULE(wave2d, m) {
       "The field of a run stopped being finite: u(t_step) is the first field that is not, "
       "first at cell (x, y) of the grid (attributes step and cell).";
   py::register_exception_translator([](std::exception_ptr error) {
+    // A path's bytes that are not UTF-8 as os.fsdecode gives them (else no message at all).
+    auto const raise = [](PyObject* type, std::string_view message) {
+      py::object const text = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(message.data(), py::ssize_t(message.size()), "surrogateescape"));
+      PyErr_SetObject(type, text.ptr());
+    };
     try {
       if (error) std::rethrow_exception(error);
     } catch (NotFinite const& e) {
@@ -868,18 +875,18 @@ PYBIND11_MODULE(wave2d, m) {
       raised.attr("cell") = py::make_tuple(e.x(), e.y());
       PyErr_SetObject(not_finite->ptr(), raised.ptr());
     } catch (SceneError const& e) {
-      (*scene_error)(e.what());
+      raise(scene_error->ptr(), e.what());
     } catch (CheckpointError const& e) {
-      (*checkpoint_error)(e.what());
+      raise(checkpoint_error->ptr(), e.what());
     } catch (InsufficientMemory const& e) {
-      PyErr_SetString(PyExc_MemoryError, e.what());
+      raise(PyExc_MemoryError, e.what());
     } catch (std::invalid_argument const& e) {
       // "wave2d::Simulation::set_state: ...": set_state is what Python called.
       std::string_view message = e.what();
       if (message.starts_with("wave2d::Simulation::")) message.remove_prefix(20);
-      PyErr_SetString(PyExc_ValueError, std::string(message).c_str());
+      raise(PyExc_ValueError, message);
     } catch (OutputError const& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
+      raise(PyExc_OSError, e.what());
     }
   });
 

@@ -85,6 +85,18 @@ class Scenes(unittest.TestCase):
         self.assertTrue(scene.walls.any())
         self.assertEqual(len(scene.sources), 1)
 
+    def test_a_file_name_that_is_not_utf8_is_read_and_named_as_os_fsdecode_gives_it(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(os.fsencode(directory), b"caf\xe9.toml")
+            with open(path, "w") as f:
+                f.write(TINY_TOML)
+            scene = wave2d.Scene(os.fsdecode(path))
+            self.assertEqual((scene.name, scene.files), ("tiny", [pathlib.Path(os.fsdecode(path))]))
+            missing = os.fsdecode(os.path.join(os.fsencode(directory), b"no\xe9.toml"))
+            with self.assertRaises(wave2d.SceneError) as refused:
+                wave2d.Scene(missing)
+            self.assertIn(f"unknown scene '{missing}'", str(refused.exception))
+
     def test_steps_are_set_or_refused_when_negative(self):
         scene = wave2d.Scene("double-slit-small")
         scene.steps = 0

@@ -148,6 +148,54 @@ TEST_P(LabelTest, FencesAreLabelledAndOnTheGivenInstance) {
   EXPECT_GE(fences, 1u) << "no fence of the library was seen";
 }
 
+// What outputs and checkpoints do with a simulation's state: read the fields, a window's
+// owned cells and the trace to the host, put a trace back. Kernels and fences under labels of
+// ours, on the given instance (none global).
+TEST_P(LabelTest, ReadingTheStateAndRestoringTheTraceStayOnTheGivenInstance) {
+  auto const& param = GetParam();
+  with_space(param.space, [&]<class ExecutionSpace>() {
+    auto const space = Kokkos::Experimental::partition_space(ExecutionSpace(), 1)[0];
+    auto const instance_id = Kokkos::Tools::Experimental::device_id(space);
+    Scene scene = busy_scene(37, 29, 3);
+    scene.receivers = {{5, 5, ""}, {30, 20, ""}};
+    Simulation<ExecutionSpace> simulation(space, scene, param.backend);
+    simulation.advance(space, 5);
+    Field<typename ExecutionSpace::memory_space> const local_field("local field", 15, 24);
+    Window const block{scene.nx, scene.ny, 3, 2, 20, 11, 2};  // its local grid: 24 x 15
+    wave2d::fence(space, "wave2d test: ready");
+    std::vector<Event> recorded;
+    {
+      ToolsRecorder recorder;
+      EXPECT_EQ(wave2d::to_host(space, simulation.current()).size(), std::size_t(scene.cells()));
+      EXPECT_EQ(owned_cells(space, block, local_field).size(), std::size_t(20 * 11));
+      std::vector<float> trace = wave2d::to_host(space, simulation.receivers());
+      ASSERT_EQ(trace.size(), 6u * 2u);
+      simulation.restore_receivers(space, simulation.receivers(), 0);
+      using HostRows = Kokkos::View<float const**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      simulation.restore_receivers(space, HostRows(trace.data(), 6, 2), 0);
+      wave2d::fence(space, "wave2d test: done");
+      recorded = events();
+    }
+    std::size_t kernels = 0;
+    for (auto const& event : recorded) {
+      if (event.label == "wave2d test: done" ||
+          event.label.starts_with("Kokkos::Tools::invoke_kokkosp_callback")) {
+        continue;
+      }
+      EXPECT_TRUE(event.label.starts_with("wave2d::"))
+          << event.kind << " labelled '" << event.label << "'";
+      if (event.kind == "kernel" || event.kind == "fence") {
+        EXPECT_EQ(event.device_id, instance_id)
+            << event.kind << " '" << event.label << "' ran on another instance";
+      }
+      kernels += event.kind == "kernel";
+    }
+    // On a host space each copy is a kernel of ours (a GPU's copy engine runs none).
+    if (detail::runs_on_host<ExecutionSpace>) EXPECT_GE(kernels, 3u);
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, LabelTest, testing::ValuesIn(all_backend_cases()), case_name);
 
 }  // namespace

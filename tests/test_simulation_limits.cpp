@@ -189,6 +189,21 @@ TEST_P(SimulationLimits, AMovedFromSimulationRefusesWork) {
     Simulation<ExecutionSpace> taker(std::move(moved));
     expect_refused<std::logic_error>([&] { moved.advance(space, 1); }, "was moved from");
     expect_refused<std::logic_error>([&] { moved.reset(space); }, "was moved from");
+    // What it holds is gone too: every accessor says so.
+    expect_refused<std::logic_error>([&] { (void)moved.configuration(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.stepper_configuration(); },
+                                     "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.backend(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.plan(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.receivers(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.receivers_first_step(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.previous(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.current(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.steps_done(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.time(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.scene(); }, "was moved from");
+    expect_refused<std::logic_error>([&] { (void)moved.window(); }, "was moved from");
+    EXPECT_EQ(taker.backend(), GetParam().backend);
     taker.advance(space, 3);
     EXPECT_EQ(taker.steps_done(), 3);
   });

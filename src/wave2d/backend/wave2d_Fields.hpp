@@ -2,6 +2,7 @@
 #ifndef WAVE2D_FIELDS_HPP
 #define WAVE2D_FIELDS_HPP
 
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
@@ -36,11 +37,11 @@ template <class ExecutionSpace, class View>
 std::vector<float> to_host(ExecutionSpace const& space, View const& view) {
   static_assert(View::rank == 2);
   std::vector<float> host(view.size());
-  Kokkos::deep_copy(space,
-                    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        host.data(), view.extent(0), view.extent(1)),
-                    view);
+  detail::copy_2d(space,
+                  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), view.extent(0),
+                                                                        view.extent(1)),
+                  view, "wave2d::to_host");
   wave2d::fence(space, "wave2d::to_host");
   return host;
 }
@@ -57,11 +58,16 @@ std::vector<float> owned_cells(ExecutionSpace const& space, Window const& window
   auto const owned =
       Kokkos::subview(field, std::pair(window.owned_y(), window.owned_y() + window.ny),
                       std::pair(window.owned_x(), window.owned_x() + window.nx));
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> packed(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::owned_cells"), window.ny,
-      window.nx);
-  Kokkos::deep_copy(space, packed, owned);
-  return to_host(space, packed);
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
+    return to_host(space, owned);  // no packed copy, whose free Kokkos would fence globally
+  } else {
+    // The copy engine takes contiguous views: packed on the device first.
+    Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> packed(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::owned_cells"), window.ny,
+        window.nx);
+    detail::copy_2d(space, packed, owned, "wave2d::owned_cells");
+    return to_host(space, packed);
+  }
 }
 
 }  // namespace wave2d

@@ -9,6 +9,7 @@
 #ifndef WAVE2D_RUN_HPP
 #define WAVE2D_RUN_HPP
 
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/core/wave2d_Errors.hpp>
 #include <wave2d/core/wave2d_Processes.hpp>
@@ -222,8 +223,8 @@ class LastFinite {
                  part.local().current().extent(0), part.local().current().extent(1)) {}
 
   void save(ExecutionSpace const& space, Part<ExecutionSpace>& part) {
-    Kokkos::deep_copy(space, previous_, part.local().previous());
-    Kokkos::deep_copy(space, current_, part.local().current());
+    detail::copy(space, previous_, part.local().previous(), "wave2d::run::LastFinite::save");
+    detail::copy(space, current_, part.local().current(), "wave2d::run::LastFinite::save");
     step_ = part.local().steps_done();
   }
   // The saved state, with the receivers' trace up to it: set_state restarts the trace, whose
@@ -237,9 +238,10 @@ class LastFinite {
     if (!kept.empty()) {
       Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
           kept.data(), rows, columns);
-      Kokkos::deep_copy(space, host,
-                        Kokkos::subview(local.receivers(),
-                                        std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL));
+      detail::copy_2d(space, host,
+                      Kokkos::subview(local.receivers(),
+                                      std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL),
+                      "wave2d::run::LastFinite::trace");
       wave2d::fence(space, "wave2d::run::LastFinite: the trace kept");
     }
     part.set_state(space, previous_, current_, step_);

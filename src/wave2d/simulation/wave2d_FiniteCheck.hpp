@@ -3,6 +3,7 @@
 #ifndef WAVE2D_FINITE_CHECK_HPP
 #define WAVE2D_FINITE_CHECK_HPP
 
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/backend/wave2d_Fields.hpp>
 #include <wave2d/detail/wave2d_Instantiation.hpp>
 
@@ -73,11 +74,11 @@ std::optional<FieldCell> FiniteCheck<ExecutionSpace, MemorySpace>::first_non_fin
         if (!(v - v == 0.0f)) Kokkos::atomic_fetch_min(&found(), y * nx + x);
       });
   std::int64_t first = cells;
-  Kokkos::deep_copy(
+  detail::copy(
       space,
       Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
           &first),
-      found);
+      found, "wave2d::FiniteCheck::found");
   wave2d::fence(space, "wave2d::FiniteCheck::first_non_finite");
   if (first == cells) return std::nullopt;
   return FieldCell{std::int32_t(first % nx), std::int32_t(first / nx)};

@@ -106,10 +106,14 @@ class Simulation {
   // owned cells; the other columns stay 0. The view may change with the next advance():
   // take it again after it.
   trace_type receivers() const {
+    require_not_moved("wave2d::Simulation::receivers");
     auto const rows = std::size_t(fields_.step - trace_first_step_ + 1);
     return Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL);
   }
-  std::int64_t receivers_first_step() const { return trace_first_step_; }
+  std::int64_t receivers_first_step() const {
+    require_not_moved("wave2d::Simulation::receivers_first_step");
+    return trace_first_step_;
+  }
 
   // Room in the trace for n_steps more steps: no growth, and so no fence for freeing
   // the old buffer (Kokkos fences globally when it frees memory), in the advance() calls
@@ -138,23 +142,40 @@ class Simulation {
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
   // the next advance() or set_state(): take them again after it.
-  field_type const& previous() const { return fields_.previous; }
-  field_type const& current() const { return fields_.current; }
-  std::int64_t steps_done() const { return fields_.step; }
-  float time() const { return time_of_step(scene_.t0, scene_.dt, fields_.step); }
+  field_type const& previous() const { return state("wave2d::Simulation::previous").previous; }
+  field_type const& current() const { return state("wave2d::Simulation::current").current; }
+  std::int64_t steps_done() const { return state("wave2d::Simulation::steps_done").step; }
+  float time() const {
+    return time_of_step(scene_.t0, scene_.dt, state("wave2d::Simulation::time").step);
+  }
 
-  Scene const& scene() const { return scene_; }
-  Window const& window() const { return window_; }
+  Scene const& scene() const {
+    require_not_moved("wave2d::Simulation::scene");
+    return scene_;
+  }
+  Window const& window() const {
+    require_not_moved("wave2d::Simulation::window");
+    return window_;
+  }
   // The backend that runs: the one asked for, or the one `auto` chose.
-  std::string const& backend() const { return backend_; }
+  std::string const& backend() const {
+    require_not_moved("wave2d::Simulation::backend");
+    return backend_;
+  }
   // What the backend runs for this grid (tile, fused steps...), and how `auto` chose it.
   std::string configuration() const {
-    return stepper_->configuration() + (plan_ ? " (" + plan_->summary() + ")" : "");
+    return stepper_configuration() + (plan_ ? " (" + plan_->summary() + ")" : "");
   }
   // What the backend runs alone: the same for every run of one backend on one grid.
-  std::string stepper_configuration() const { return stepper_->configuration(); }
+  std::string stepper_configuration() const {
+    require_not_moved("wave2d::Simulation::configuration");
+    return stepper_->configuration();
+  }
   // How `auto` chose the backend; null when a backend was named.
-  Plan const* plan() const { return plan_ ? &*plan_ : nullptr; }
+  Plan const* plan() const {
+    require_not_moved("wave2d::Simulation::plan");
+    return plan_ ? &*plan_ : nullptr;
+  }
 
  private:
   // A distributed rank's border strips take their window's state whatever it holds: a run
@@ -277,7 +298,14 @@ class Simulation {
   // lifetime, and on a simulation moved from.
   void require_usable(char const* name) const {
     require_kokkos(name);
+    require_not_moved(name);
+  }
+  void require_not_moved(char const* name) const {
     if (!stepper_) throw std::logic_error(std::string(name) + ": the simulation was moved from");
+  }
+  FieldPair<MemorySpace> const& state(char const* name) const {
+    require_not_moved(name);
+    return fields_;
   }
 
   // steps_done() + n_steps, refused where n_steps is negative or the sum passes max_steps.
@@ -562,11 +590,19 @@ void Simulation<ExecutionSpace, MemorySpace>::restore_receivers(ExecutionSpace c
     throw std::invalid_argument(std::string(name) + ": rows must be contiguous");
   }
   {  // as set_state, no state that is not finite
-    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
-    auto const* const values = host.data();
-    auto const bad = std::find_if(values, values + host.size(),
+    // Read where they are on the host; else copied on `space` (Kokkos' mirror would fence
+    // every instance).
+    std::vector<float> copied;
+    float const* values = nullptr;
+    if constexpr (std::is_same_v<typename Rows::memory_space, Kokkos::HostSpace>) {
+      values = rows.data();
+    } else {
+      copied = to_host(space, rows);
+      values = copied.data();
+    }
+    auto const bad = std::find_if(values, values + rows.size(),
                                   [](float value) { return !std::isfinite(value); });
-    if (bad != values + host.size()) {
+    if (bad != values + rows.size()) {
       auto const at = std::size_t(bad - values);
       throw std::invalid_argument(std::string(name) + ": row " +
                                   std::to_string(at / rows.extent(1)) + ", receiver " +

@@ -78,6 +78,26 @@ void copy(ExecutionSpace const& space, Dst const& dst, Src const& src, std::stri
   }
 }
 
+// dst <- src, rank-2 views of one shape, strided or not: a kernel named `label` where the
+// space reaches both, else the instance's copy engine (host <-> device, contiguous views).
+template <class ExecutionSpace, class Dst, class Src>
+void copy_2d(ExecutionSpace const& space, Dst const& dst, Src const& src,
+             std::string const& label) {
+  static_assert(Dst::rank == 2 && Src::rank == 2);
+  using dst_space = typename Dst::memory_space;
+  using src_space = typename Src::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, dst_space>::accessible &&
+                Kokkos::SpaceAccessibility<ExecutionSpace, src_space>::accessible) {
+    Kokkos::parallel_for(
+        label,
+        Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+            space, {0, 0}, {std::int64_t(dst.extent(0)), std::int64_t(dst.extent(1))}),
+        KOKKOS_LAMBDA(std::int64_t y, std::int64_t x) { dst(y, x) = src(y, x); });
+  } else {
+    Kokkos::deep_copy(space, dst, src);
+  }
+}
+
 template <class View, class ExecutionSpace, class... Extents>
 View allocate(ExecutionSpace const& space, std::string const& label, Extents... extents) {
   return View(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label), extents...);

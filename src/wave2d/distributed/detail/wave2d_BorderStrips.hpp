@@ -5,6 +5,7 @@
 #ifndef WAVE2D_BORDER_STRIPS_HPP
 #define WAVE2D_BORDER_STRIPS_HPP
 
+#include <wave2d/backend/detail/wave2d_KokkosHelpers.hpp>
 #include <wave2d/core/wave2d_Window.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
@@ -208,10 +209,11 @@ class BorderStrips {
       columns = Kokkos::View<std::int32_t*, MemorySpace>(
           Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "wave2d::BorderStrips::columns"),
           receivers_[s].size());
-      Kokkos::deep_copy(space, columns,
-                        Kokkos::View<std::int32_t const*, Kokkos::HostSpace,
-                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                            receivers_[s].data(), receivers_[s].size()));
+      detail::copy(space, columns,
+                   Kokkos::View<std::int32_t const*, Kokkos::HostSpace,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>(receivers_[s].data(),
+                                                                         receivers_[s].size()),
+                   "wave2d::BorderStrips::columns");
       wave2d::fence(space, "wave2d::BorderStrips: receivers' columns");
       columns_[s] = columns;
     }

@@ -3,7 +3,7 @@ set(Kokkos_FOUND TRUE)
 set(Kokkos_VERSION 99.1.0)
 set(Kokkos_VERSION_MAJOR 99)
 set(Kokkos_VERSION_MINOR 1)
-set(Kokkos_DEVICES SERIAL)
+set(Kokkos_DEVICES SERIAL CUDA)  # a list: named as "CUDA, SERIAL"
 if(NOT TARGET Kokkos::kokkos)
   add_library(Kokkos::kokkos INTERFACE IMPORTED)
 endif()

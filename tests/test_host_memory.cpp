@@ -84,5 +84,18 @@ TEST_F(HostMemory, MemAvailableWhenItIsTheLeast) {
   EXPECT_EQ(host_available_bytes(sources_), 1000000.0 * 1024);
 }
 
+TEST(HumanBytes, TwoDifferentSizesNeverReadTheSame) {
+  EXPECT_EQ(detail::human_bytes(1.5 * 1024 * 1024 * 1024), "1.5 GiB");
+  double const gib = 1024.0 * 1024 * 1024;
+  EXPECT_EQ(detail::human_bytes_apart(2.0 * gib, 1.0 * gib),
+            (std::pair<std::string, std::string>("2.0 GiB", "1.0 GiB")));
+  EXPECT_EQ(detail::human_bytes_apart(2.41 * gib, 2.404 * gib),
+            (std::pair<std::string, std::string>("2.41 GiB", "2.40 GiB")));
+  EXPECT_EQ(detail::human_bytes_apart(2.0 * gib + 1, 2.0 * gib),
+            (std::pair<std::string, std::string>("2147483649 B", "2147483648 B")));
+  EXPECT_EQ(detail::human_bytes_apart(1024.0, 1024.0),
+            (std::pair<std::string, std::string>("1.0 KiB", "1.0 KiB")));
+}
+
 }  // namespace
 }  // namespace wave2d::test

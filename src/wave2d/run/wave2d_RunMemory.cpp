@@ -15,12 +15,12 @@ std::string grid_text(std::int64_t nx, std::int64_t ny) {
 // "<what> needs about X of memory, more than the Y available to <where>"
 InsufficientMemory too_large(std::string const& what, char const* needs, double bytes,
                              std::optional<double> available, std::string const& where) {
-  std::string const limit =
-      available && bytes > *available
-          ? "the " + detail::human_bytes(*available) + " available to " + where
-          : std::string("an allocation can hold");
-  return InsufficientMemory(what + " " + needs + " about " + detail::human_bytes(bytes) +
-                            " of memory, more than " + limit);
+  auto const [needed, had] = detail::human_bytes_apart(bytes, available.value_or(0.0));
+  std::string const limit = available && bytes > *available
+                                ? "the " + had + " available to " + where
+                                : std::string("an allocation can hold");
+  return InsufficientMemory(what + " " + needs + " about " + needed + " of memory, more than " +
+                            limit);
 }
 
 }  // namespace

@@ -53,12 +53,11 @@ template <class ExecutionSpace>
 void require_memory(ExecutionSpace const& space, double bytes, std::string const& what) {
   std::optional<double> const available = available_bytes(space);
   if (fits_in_memory(available, bytes)) return;
-  std::string const limit =
-      available && bytes > *available
-          ? "the " + detail::human_bytes(*available) + " available to " + ExecutionSpace::name()
-          : std::string("an allocation can hold");
-  throw InsufficientMemory(what + " needs about " + detail::human_bytes(bytes) +
-                           " of memory, more than " + limit);
+  auto const [needed, had] = detail::human_bytes_apart(bytes, available.value_or(0.0));
+  std::string const limit = available && bytes > *available
+                                ? "the " + had + " available to " + ExecutionSpace::name()
+                                : std::string("an allocation can hold");
+  throw InsufficientMemory(what + " needs about " + needed + " of memory, more than " + limit);
 }
 
 }  // namespace wave2d

@@ -129,16 +129,27 @@ std::optional<double> host_available_bytes(HostMemorySources const& sources) {
   return least.get();
 }
 
-std::string human_bytes(double bytes) {
+std::string human_bytes(double bytes, int decimals) {
   char const* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int unit = 0;
   while (bytes >= 1024.0 && unit + 1 < int(std::size(units))) {
     bytes /= 1024.0;
     ++unit;
   }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
+  char text[48];
+  std::snprintf(text, sizeof(text), "%.*f %s", decimals, bytes, units[unit]);
   return text;
+}
+
+std::pair<std::string, std::string> human_bytes_apart(double bytes, double other) {
+  for (int decimals = 1; decimals <= 6; ++decimals) {
+    std::pair texts{human_bytes(bytes, decimals), human_bytes(other, decimals)};
+    if (texts.first != texts.second || bytes == other) return texts;
+  }
+  char texts[2][48];
+  std::snprintf(texts[0], sizeof(texts[0]), "%.0f B", bytes);
+  std::snprintf(texts[1], sizeof(texts[1]), "%.0f B", other);
+  return {texts[0], texts[1]};
 }
 
 }  // namespace wave2d::detail

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace wave2d::detail {
 
@@ -24,7 +25,10 @@ struct HostMemorySources {
 std::optional<double> host_available_bytes(HostMemorySources const& sources = {});
 
 // "1.5 GiB"
-std::string human_bytes(double bytes);
+std::string human_bytes(double bytes, int decimals = 1);
+// Both in human_bytes' form with the fewest decimals (one at least) that tell two different
+// sizes apart: "2.41 GiB" and "2.40 GiB", not "2.4 GiB" twice.
+std::pair<std::string, std::string> human_bytes_apart(double bytes, double other);
 
 }  // namespace wave2d::detail
 

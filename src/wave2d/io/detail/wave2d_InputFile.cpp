@@ -68,8 +68,9 @@ std::optional<std::string> host_memory_shortfall(std::string_view what, double b
   bool const too_large = bytes > double(std::numeric_limits<std::ptrdiff_t>::max());
   auto const available = host_available_bytes();
   if (!too_large && !(available && bytes > *available)) return std::nullopt;
-  return std::string(what) + " needs " + human_bytes(bytes) + " of memory, more than the " +
-         (available ? human_bytes(*available) : std::string("address space")) + " available";
+  auto const [needed, had] = human_bytes_apart(bytes, available.value_or(0.0));
+  return std::string(what) + " needs " + needed + " of memory, more than the " +
+         (available ? had : std::string("address space")) + " available";
 }
 
 void check_host_memory(std::filesystem::path const& path, std::string_view what, double bytes) {

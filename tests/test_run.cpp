@@ -227,7 +227,7 @@ TEST_F(Run, AStrayFrameMattersOnlyToTheVideo) {
 
 // Receivers' files asked of a scene with none: nothing written, and a note says why.
 TEST_F(Run, ReceiversFilesOfASceneWithoutReceiversAreANote) {
-  Experiment e{.scene = scene_with_receivers(), .backend = "reference", .steps = 5};
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .steps = 5};
   e.scene.receivers.clear();
   e.outputs = {ReceiverFiles{.directory = dir(), .plot = false}};
   std::vector<std::string> notes;

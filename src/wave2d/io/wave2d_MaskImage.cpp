@@ -288,6 +288,11 @@ struct PngDecoder {
     png_read_info(png, info);
     if (png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE) {
       png_set_packing(png);
+#if defined(PNG_CHECK_FOR_INVALID_INDEX_SUPPORTED)
+      // Checked below, naming the pixel: libpng's own check (since 1.6.40 for an index equal
+      // to the palette's size too) warns of it as damage to the last chunk read.
+      png_set_check_for_invalid_index(png, 0);
+#endif
     } else {
       png_set_expand(png);
     }

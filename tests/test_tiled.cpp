@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace wave2d::test {
@@ -171,6 +172,34 @@ TEST_P(TiledTest, TeamsOfSeveralThreads) {
     check(shape, scene, random_pair(scene, seed++), 2, 11,
           "45 x 52, team of " + std::to_string(shape.team_size));
   }
+}
+
+// Simulations on several threads at once, each its own stepper on the space's default
+// instance: the bits of one alone.
+TEST_P(TiledTest, SimulationsOnSeveralThreadsAtOnce) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (wave2d::detail::runs_on_host<ExecutionSpace>) {
+      Scene const scene = busy_scene(97, 83, 12);
+      auto const run = [&] {
+        ExecutionSpace space;
+        Simulation<ExecutionSpace> simulation(space, scene, "kokkos-tiled");
+        simulation.advance(space, 37);
+        return wave2d::to_host(space, simulation.current());
+      };
+      std::vector<float> const alone = run();
+      std::vector<int> differing(4, 0);
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t < differing.size(); ++t) {
+        threads.emplace_back([&, t] {
+          for (int i = 0; i < 40; ++i) differing[t] += run() != alone;
+        });
+      }
+      for (std::thread& thread : threads) thread.join();
+      EXPECT_EQ(differing, std::vector<int>(4, 0)) << "runs that differ from one alone, a thread";
+    } else {
+      GTEST_SKIP() << GetParam() << ": host spaces only, whose launches the lock orders";
+    }
+  });
 }
 
 // A window larger than a device gives a team is refused when the stepper is made, with

@@ -588,6 +588,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                     shape_.window_pitch(),
                                                                     shape_.vector_length,
                                                                     row_block};
+      auto const held = wave2d::detail::team_scratch_lock<ExecutionSpace>();
       Kokkos::parallel_for("wave2d::kokkos-tiled::steps", policy, launch);
     });
   }
@@ -622,6 +623,7 @@ class TiledStepper final : public Stepper<ExecutionSpace, MemorySpace> {
                                                                 shape_.tile_x,
                                                                 shape_.tile_y,
                                                                 ring_pitch};
+      auto const held = wave2d::detail::team_scratch_lock<ExecutionSpace>();
       Kokkos::parallel_for("wave2d::kokkos-tiled::wavefront", policy, launch);
     });
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -47,6 +48,20 @@ std::optional<std::size_t> team_scratch_limit(ExecutionSpace const& space, int t
   (void)space;
   (void)team_size;
   return std::nullopt;
+}
+
+// Held by each launch with team scratch. Before Kokkos 4 a host space's launches share one
+// scratch buffer, whichever thread makes them (Kokkos 4 serializes them itself): simulations
+// on several threads then overwrote each other's windows.
+template <class ExecutionSpace>
+std::unique_lock<std::mutex> team_scratch_lock() {
+#if KOKKOS_VERSION < 40000
+  if constexpr (runs_on_host<ExecutionSpace>) {
+    static std::mutex mutex;
+    return std::unique_lock<std::mutex>(mutex);
+  }
+#endif
+  return {};
 }
 
 template <class ExecutionSpace, class View>

@@ -126,6 +126,29 @@ TEST_F(Run, StoppedByItsListenerItResumesToTheBytesOfAnUninterruptedRun) {
   EXPECT_EQ(read_file(dir() / "twice.npy"), read_file(dir() / "once.npy"));
 }
 
+#if defined(WAVE2D_HAVE_HDF5)
+// The HDF5 file of a resumed run holds the frames from the step resumed on, that one included.
+TEST_F(Run, AResumedRunsHdf5FramesBeginAtTheStepResumed) {
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .steps = 40};
+  e.outputs = {Hdf5File{dir() / "once.h5", 10}};
+  run(space_, e);
+  e.steps = 20;
+  e.outputs = {Checkpoints{dir() / "ck", 20}};
+  run(space_, e);
+  e.steps = 40;
+  e.resume = dir() / "ck";
+  e.outputs = {Hdf5File{dir() / "resumed.h5", 10}};
+  run(space_, e);
+  std::vector<float> const once = dataset(dir() / "once.h5", "/frames/u");
+  std::vector<float> const resumed = dataset(dir() / "resumed.h5", "/frames/u");
+  std::size_t const frame = 57 * 43;
+  ASSERT_EQ(once.size(), 5 * frame);  // steps 0, 10, 20, 30, 40
+  ASSERT_EQ(resumed.size(), 3 * frame);
+  EXPECT_TRUE(std::equal(resumed.begin(), resumed.end(), once.begin() + 2 * frame));
+}
+#endif
+
 TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateWhenAsked) {
   Scene scene = plain_scene(40, 30);
   scene.dt = 0.9f;  // far past the stability bound

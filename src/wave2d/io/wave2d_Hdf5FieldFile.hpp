@@ -7,7 +7,8 @@
 //   /frames/u         float32 (frames, ny, nx), chunked, one frame per write_frame
 //   /frames/step      int64 (frames), /frames/time float64 (frames)
 //   /receivers/trace  float32 (rows, receivers): u at the receivers after steps
-//                     first_step, first_step + 1, ... (attribute first_step)
+//                     first_step, first_step + 1, ... (/receivers has the attribute
+//                     first_step)
 //   /receivers/x, /receivers/y int32, /receivers/name fixed-length UTF-8 strings
 // Written under a temporary name and renamed by commit(), with the XDMF sidecar
 // FILE.xmf that ParaView and VisIt open (the frames as a time series, and the field).

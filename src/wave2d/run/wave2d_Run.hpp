@@ -550,8 +550,13 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
     if (picture && frames++ == 0) first_frame = now;
     if (picture || hdf5) write_frame(picture ? &*images : nullptr, hdf5 ? h5_frames : nullptr);
   };
-  // A resumed run's earlier frames are the run it resumed's.
-  if (local.steps_done() == 0) frames_due(true);
+  // A resumed run's earlier pictures are the run it resumed's; its HDF5 file is its own,
+  // from the step resumed on, as an uninterrupted run's has them.
+  if (local.steps_done() == 0) {
+    frames_due(true);
+  } else if (h5_frames && detail::is_due(h5_output->frames_every, local.steps_done(), end)) {
+    write_frame(nullptr, h5_frames);
+  }
 
   detail::LastFinite<ExecutionSpace> last_finite(space_, part);
   last_finite.save(space_, part);

@@ -165,6 +165,25 @@ if(NOT status EQUAL 2 OR NOT times EQUAL 1 OR NOT errors MATCHES "error: rank 1:
   message(FATAL_ERROR "rank 1 failing alone: status ${status}, ${times} errors: ${errors}${out}")
 endif()
 
+# Ranks given other splits (a split one rank alone refuses, or two that differ) fail
+# together: a rank that goes on alone would wait in MPI for ever.
+foreach(case "3x3;do not make a job of" "1x${RANKS};the ranks were given other splits")
+  list(GET case 0 split)
+  list(GET case 1 expected)
+  set(rank_1_other "if [ ${rank} = 1 ]; then exec \"\$0\" \"\$@\" --ranks ${split}; fi; exec \"\$0\" \"\$@\" --ranks ${RANKS}x1")
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                          sh -c "${rank_1_other}" ${CLI} run --scene double-slit-small --steps 4
+                          --output other
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
+                  OUTPUT_VARIABLE out TIMEOUT 120)
+  string(REGEX MATCHALL "wave2d: error:" said "${errors}")
+  list(LENGTH said times)
+  if(NOT status EQUAL 2 OR NOT times EQUAL 1 OR NOT errors MATCHES "rank 1: .*${expected}")
+    message(FATAL_ERROR "rank 1 given --ranks ${split}: status ${status}, ${times} errors: "
+                        "${errors}${out}")
+  endif()
+endforeach()
+
 # Ranks that share the cores unbound take a share each, unless a thread count is given (on
 # OpenMP; Serial has one thread).
 execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_NUM_THREADS --unset=OMP_THREAD_LIMIT

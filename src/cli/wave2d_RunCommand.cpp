@@ -239,18 +239,32 @@ struct MpiScope {  // MPI for the length of a distributed run
   MpiScope& operator=(MpiScope const&) = delete;
 };
 
-// The split is checked on every rank alike before Kokkos starts.
+// The split is checked by every rank before Kokkos starts, and agreed: a rank refusing it
+// alone, or ranks given other splits, would leave the others waiting in MPI.
 template <class ExecutionSpace>
 void simulate_distributed(CheckedExperiment checked, Request const& request,
                           RunOptions const& options, std::vector<char*> kokkos_arguments) {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Processes const processes = processes_of(MPI_COMM_WORLD);
   typename DistributedSimulation<ExecutionSpace>::Options split;
   split.ranks = *options.ranks;
   if (options.overlap) split.overlap = *options.overlap;
   try {
-    DistributedSimulation<ExecutionSpace>::decompose(checked.experiment.scene,
-                                                     checked.experiment.backend, split, size);
+    std::string mine;
+    processes.agree([&] {
+      auto const made = DistributedSimulation<ExecutionSpace>::decompose(
+          checked.experiment.scene, checked.experiment.backend, split, processes.size());
+      mine = std::to_string(made.ranks[0]) + " x " + std::to_string(made.ranks[1]) +
+             " ranks, a halo of " + std::to_string(made.halo) + ", overlap " +
+             (split.overlap ? "on" : "off");
+    });
+    std::string first = mine;
+    processes.broadcast(first);  // outside agree(), whose f must not wait on the others
+    processes.agree([&] {
+      if (mine != first) {
+        throw std::invalid_argument("the ranks were given other splits: rank 0 " + first +
+                                    ", this rank " + mine);
+      }
+    });
   } catch (std::invalid_argument const& e) {
     throw InputError("--ranks " + options.ranks_text + ": " + e.what());
   }

@@ -175,6 +175,23 @@ TEST(Distributed, ChosenRanksSplitANarrowGridAlongItsLength) {
                std::invalid_argument);
 }
 
+// A split the backend's halo does not fit names the backend, which a resumed checkpoint, not
+// the user, may have chosen.
+TEST(Distributed, ASplitTooSmallForTheBackendsHaloNamesTheBackend) {
+  DistributedSimulation<Space>::Options options;
+  options.ranks = {2, 2};
+  Scene const scene = busy_scene(5, 5, 1);
+  try {
+    DistributedSimulation<Space>::decompose(scene, "kokkos-tiled", options, 4);
+    ADD_FAILURE() << "a 5 x 5 grid split over 2 x 2 ranks with kokkos-tiled's halo";
+  } catch (std::invalid_argument const& e) {
+    std::string const halo = std::to_string(find_backend<Space>("kokkos-tiled").fused_steps);
+    EXPECT_EQ(std::string(e.what()), "cannot split a 5 x 5 grid over 2 x 2 ranks with a halo of " +
+                                         halo + ": every rank must own at least " + halo +
+                                         " cells each way (the fused steps of kokkos-tiled)");
+  }
+}
+
 // Ranks whose product wraps to the job's size in 32 bits are refused, not taken for it.
 TEST(Distributed, RanksWhoseProductWrapsAreRefused) {
   Space space;

@@ -149,7 +149,14 @@ class DistributedSimulation {
         }
       }
     }
-    check_decomposition(scene.nx, scene.ny, decomposition.ranks, decomposition.halo);
+    try {
+      check_decomposition(scene.nx, scene.ny, decomposition.ranks, decomposition.halo);
+    } catch (std::invalid_argument const& e) {
+      if (options.halo > 0 || backend == auto_backend) throw;
+      // The backend may not be the user's choice (a checkpoint's): named with its halo.
+      throw std::invalid_argument(std::string(e.what()) + " (the fused steps of " +
+                                  std::string(backend) + ")");
+    }
     return decomposition;
   }
 

@@ -12,17 +12,6 @@ std::string grid_text(std::int64_t nx, std::int64_t ny) {
   return "the " + std::to_string(nx) + " x " + std::to_string(ny) + " grid";
 }
 
-// "<what> needs about X of memory, more than the Y available to <where>"
-InsufficientMemory too_large(std::string const& what, char const* needs, double bytes,
-                             std::optional<double> available, std::string const& where) {
-  auto const [needed, had] = detail::human_bytes_apart(bytes, available.value_or(0.0));
-  std::string const limit = available && bytes > *available
-                                ? "the " + had + " available to " + where
-                                : std::string("an allocation can hold");
-  return InsufficientMemory(what + " " + needs + " about " + needed + " of memory, more than " +
-                            limit);
-}
-
 }  // namespace
 
 MemoryEstimate estimated_bytes(Scene const& scene) {
@@ -38,16 +27,17 @@ std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional
   if (fits_in_memory(available, needed.grid + needed.trace)) return std::nullopt;
   std::string const grid = grid_text(scene.nx, scene.ny);
   if (!fits_in_memory(available, needed.grid)) {
-    return too_large(grid, "needs", needed.grid, available, where);
+    return insufficient_memory(grid, "needs", needed.grid, available, where);
   }
   std::size_t const receivers = scene.receivers.size();
   std::string const trace = "the receivers' trace (" + std::to_string(scene.steps) + " steps x " +
                             std::to_string(receivers) +
                             (receivers == 1 ? " receiver)" : " receivers)");
   if (!fits_in_memory(available, needed.trace)) {
-    return too_large(trace, "needs", needed.trace, available, where);
+    return insufficient_memory(trace, "needs", needed.trace, available, where);
   }
-  return too_large(grid + " and " + trace, "need", needed.grid + needed.trace, available, where);
+  return insufficient_memory(grid + " and " + trace, "need", needed.grid + needed.trace, available,
+                             where);
 }
 
 void check_host_memory(std::int32_t nx, std::int32_t ny) {
@@ -59,7 +49,7 @@ void check_host_memory(std::int32_t nx, std::int32_t ny) {
   double const needed = double(nx) * double(ny) * host_floats * sizeof(float);
   std::optional<double> const available = detail::host_available_bytes();
   if (!fits_in_memory(available, needed)) {
-    throw too_large(grid_text(nx, ny), "needs", needed, available, "the host");
+    throw insufficient_memory(grid_text(nx, ny), "needs", needed, available, "the host");
   }
 }
 

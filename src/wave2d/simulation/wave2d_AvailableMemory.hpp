@@ -47,17 +47,26 @@ inline bool fits_in_memory(std::optional<double> available, double bytes) {
          (!available || bytes <= *available);
 }
 
+// "<what> <needs> about 2.0 GiB of memory, more than the 1.0 GiB available to <where>" (or
+// "than an allocation can hold"), for `bytes` that do not fit.
+inline InsufficientMemory insufficient_memory(std::string const& what, char const* needs,
+                                              double bytes, std::optional<double> available,
+                                              std::string const& where) {
+  auto const [needed, had] = detail::human_bytes_apart(bytes, available.value_or(0.0));
+  std::string const limit = available && bytes > *available
+                                ? "the " + had + " available to " + where
+                                : std::string("an allocation can hold");
+  return InsufficientMemory(what + " " + needs + " about " + needed + " of memory, more than " +
+                            limit);
+}
+
 // Throws InsufficientMemory ("<what> needs about 2.0 GiB of memory, more than the 1.0 GiB
 // available to OpenMP") when `bytes` do not fit in the space's memory.
 template <class ExecutionSpace>
 void require_memory(ExecutionSpace const& space, double bytes, std::string const& what) {
   std::optional<double> const available = available_bytes(space);
   if (fits_in_memory(available, bytes)) return;
-  auto const [needed, had] = detail::human_bytes_apart(bytes, available.value_or(0.0));
-  std::string const limit = available && bytes > *available
-                                ? "the " + had + " available to " + ExecutionSpace::name()
-                                : std::string("an allocation can hold");
-  throw InsufficientMemory(what + " needs about " + needed + " of memory, more than " + limit);
+  throw insufficient_memory(what, "needs", bytes, available, ExecutionSpace::name());
 }
 
 }  // namespace wave2d

@@ -37,7 +37,7 @@ foreach(job "3:3x1" "4:2x2")
   if(status)
     message(FATAL_ERROR "the run on ${split} ranks failed: ${errors}")
   endif()
-  foreach(pair "one/wide.png:${split}/wide.png" "one/wide.15.png:${split}/wide.15.png"
+  foreach(pair "one/wide.png:${split}/wide.png" "one/wide.000015.png:${split}/wide.000015.png"
                "one.npy:${split}.npy")
     string(REPLACE ":" ";" pair ${pair})
     execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${pair}

@@ -142,16 +142,17 @@ TEST_F(CliOutputs, ALinkIntoAMissingFolderIsRefusedBeforeTheRun) {
 // after its steps.
 TEST_F(CliOutputs, AFrameThatCannotBeReplacedIsRefusedBeforeTheRun) {
   if (!can_write_png) GTEST_SKIP() << without_libpng;
-  fs::create_directories(work() / "o" / "double-slit-small.2.png");
+  fs::create_directories(work() / "o" / "double-slit-small.000002.png");
   fs::create_directory(work() / "p");
-  ASSERT_EQ(::mkfifo((work() / "p" / "double-slit-small.2.png").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((work() / "p" / "double-slit-small.000002.png").c_str(), 0600), 0);
   auto const before = work_contents();
   expect_refused_first(
       wave2d(small_run({"--output", "o", "--frames-every", "2", "--save-npy", "f.npy"})),
-      "cannot write 'o/double-slit-small.2.png': it is a directory");
+      "cannot write 'o/double-slit-small.000002.png': it is a directory");
   expect_refused_first(
       wave2d(small_run({"--output", "p", "--frames-every", "2", "--save-npy", "f.npy"})),
-      "cannot write 'p/double-slit-small.2.png': it is a FIFO, which wave2d does not write to");
+      "cannot write 'p/double-slit-small.000002.png': it is a FIFO, which wave2d does not write "
+      "to");
   EXPECT_EQ(work_contents(), before);
 }
 
@@ -222,17 +223,17 @@ TEST_F(CliOutputs, AFrameLinkedToAnInputOrAnOutputIsRefusedFirst) {
   if (!can_write_png) GTEST_SKIP() << without_libpng;
   write_text(work() / "keep.npy", "earlier work");
   fs::create_directory(work() / "o");
-  fs::create_symlink("../keep.npy", work() / "o/double-slit-small.2.png");
+  fs::create_symlink("../keep.npy", work() / "o/double-slit-small.000002.png");
   expect_refused_first(
       wave2d(small_run({"--output", "o", "--frames-every", "2", "--save-npy", "keep.npy"})),
-      "the frame 'o/double-slit-small.2.png' is also --save-npy 'keep.npy'");
+      "the frame 'o/double-slit-small.000002.png' is also --save-npy 'keep.npy'");
   if (can_checkpoint) {
     ASSERT_EQ(wave2d(small_run({"--checkpoint-every", "2", "c.ck", "--output", "p"})).status, 0);
-    fs::remove(work() / "o/double-slit-small.2.png");
-    fs::create_hard_link(work() / "c.ck", work() / "o/double-slit-small.2.png");
+    fs::remove(work() / "o/double-slit-small.000002.png");
+    fs::create_hard_link(work() / "c.ck", work() / "o/double-slit-small.000002.png");
     expect_refused_first(
         wave2d(small_run({"--output", "o", "--frames-every", "2", "--resume", "c.ck"})),
-        "the frame 'o/double-slit-small.2.png' would overwrite the checkpoint "
+        "the frame 'o/double-slit-small.000002.png' would overwrite the checkpoint "
         "resumed, 'c.ck'");
   }
   EXPECT_EQ(read_file(work() / "keep.npy"), "earlier work");
@@ -384,17 +385,18 @@ TEST_F(CliOutputs, FramesAreNumberedByStepAndTheVideoTakesThemAll) {
   fs::path const arguments = root_.path() / "ffmpeg-arguments";
   std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
   fs::create_directory(work() / folder);
-  write_text(work() / folder / "double-slit-small.5.png", "another run's");
+  write_text(work() / folder / "double-slit-small.0000005.png", "another run's");
   write_text(work() / folder / "double-slit-small.receivers.png", "a plot");
   Result const result =
       wave2d(small_run({"--frames-every", "10", "--output", folder}, "25"), {.path = path});
   ASSERT_EQ(result.status, 0) << result.err;
-  std::vector<std::string> const frames = {"double-slit-small.00.png", "double-slit-small.10.png",
-                                           "double-slit-small.20.png", "double-slit-small.25.png"};
+  std::vector<std::string> const frames = {
+      "double-slit-small.000000.png", "double-slit-small.000010.png",
+      "double-slit-small.000020.png", "double-slit-small.000025.png"};
   for (auto const& frame : frames) EXPECT_TRUE(fs::exists(work() / folder / frame)) << frame;
   EXPECT_TRUE(contains(result.out, "wrote 4 frames " + folder +
-                                       "/double-slit-small.00.png .. "
-                                       "double-slit-small.25.png"))
+                                       "/double-slit-small.000000.png .. "
+                                       "double-slit-small.000025.png"))
       << result.out;
   EXPECT_EQ(frames_ffmpeg_reads(arguments), frames);
   EXPECT_EQ(read_file(work() / folder / "double-slit-small.mp4"), "video\n");
@@ -463,10 +465,10 @@ TEST_F(CliOutputs, ASignalWhileFfmpegEncodesLeavesNoTemporary) {
 TEST_F(CliOutputs, AStrayFrameIsRefusedBeforeTheRun) {
   if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
   fs::create_directory(work() / "o");
-  write_text(work() / "o/double-slit-small.15.png", "a frame of another run");
+  write_text(work() / "o/double-slit-small.000015.png", "a frame of another run");
   expect_refused_first(
       wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
-      "'o/double-slit-small.15.png' is named as the run's frames are, but is not one: ffmpeg "
+      "'o/double-slit-small.000015.png' is named as the run's frames are, but is not one: ffmpeg "
       "would put it in the video (remove it, or give --output another folder)");
 }
 
@@ -547,17 +549,28 @@ TEST_F(CliResume, ACheckpointThatIsNotFiniteIsRefused) {
   }
 }
 
+// An output over the checkpoint resumed (but the run's own checkpoints) would replace it.
+TEST_F(CliResume, AnOutputOverTheCheckpointResumedIsRefused) {
+  auto const before = work_contents();
+  std::string const bytes = read_file(work() / "ck");
+  expect_refused_first(wave2d(resume_run("20", {"--resume", "ck", "--save-npy", "ck"})),
+                       "--save-npy 'ck' would overwrite the checkpoint resumed, 'ck'");
+  EXPECT_EQ(work_contents(), before);
+  EXPECT_EQ(read_file(work() / "ck"), bytes);
+}
+
 // A checkpoint named as the run's frames are would be replaced by a frame.
 TEST_F(CliResume, ACheckpointNamedAsTheFramesAreIsRefused) {
   if (!can_write_png) GTEST_SKIP() << without_libpng;
   fs::create_directory(work() / "o");
-  fs::copy_file(work() / "ck", work() / "o" / "double-slit-small.20.png");
+  fs::copy_file(work() / "ck", work() / "o" / "double-slit-small.000020.png");
   auto const before = work_contents();
   expect_refused_first(
-      wave2d(resume_run("30", {"--frames-every", "10", "--resume", "o/double-slit-small.20.png"})),
-      "the checkpoint resumed, 'o/double-slit-small.20.png', is named as the frames are");
+      wave2d(
+          resume_run("30", {"--frames-every", "10", "--resume", "o/double-slit-small.000020.png"})),
+      "the checkpoint resumed, 'o/double-slit-small.000020.png', is named as the frames are");
   EXPECT_EQ(work_contents(), before);
-  EXPECT_EQ(read_file(work() / "o" / "double-slit-small.20.png"), read_file(work() / "ck"));
+  EXPECT_EQ(read_file(work() / "o" / "double-slit-small.000020.png"), read_file(work() / "ck"));
 }
 
 // Checkpoints damaged in their metadata (HDF5's superblock and root object header): a
@@ -593,13 +606,14 @@ TEST_F(CliResume, TheVideoOfAResumedRunTakesTheEarlierFrames) {
   Result const resumed = wave2d(resume_run("40", resume), {.path = path});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_TRUE(contains(resumed.out,
-                       "wrote 2 frames o/double-slit-small.30.png .. "
-                       "double-slit-small.40.png"))
+                       "wrote 2 frames o/double-slit-small.000030.png .. "
+                       "double-slit-small.000040.png"))
       << resumed.out;
-  EXPECT_EQ(frames_ffmpeg_reads(arguments),
-            (std::vector<std::string>{"double-slit-small.00.png", "double-slit-small.10.png",
-                                      "double-slit-small.20.png", "double-slit-small.30.png",
-                                      "double-slit-small.40.png"}));
+  EXPECT_EQ(
+      frames_ffmpeg_reads(arguments),
+      (std::vector<std::string>{"double-slit-small.000000.png", "double-slit-small.000010.png",
+                                "double-slit-small.000020.png", "double-slit-small.000030.png",
+                                "double-slit-small.000040.png"}));
   fs::remove(arguments);
   Result const elsewhere =
       wave2d({"run", "--scene", "double-slit-small", "--steps", "40", "--backend", "reference",
@@ -607,9 +621,45 @@ TEST_F(CliResume, TheVideoOfAResumedRunTakesTheEarlierFrames) {
              {.path = path});
   ASSERT_EQ(elsewhere.status, 0) << elsewhere.err;
   EXPECT_EQ(elsewhere.err,
-            "wave2d: warning: no video: the frame 'p/double-slit-small.00.png' is "
+            "wave2d: warning: no video: the frame 'p/double-slit-small.000000.png' is "
             "missing (the frames are in p)\n");
   EXPECT_FALSE(fs::exists(arguments)) << "ffmpeg ran";
+}
+
+// A finished run continued to more steps in its folder: its last frame, at no multiple of
+// --frames-every, is one of the continued run's frames (written again, the same bytes, or
+// made where the earlier run stopped there), and the video shows it between the others.
+TEST_F(CliResume, ARunContinuedInItsFolderKeepsItsLastFrameInTheVideo) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
+  std::vector<std::string> const frames = {"--frames-every", "10", "--checkpoint-every", "10",
+                                           "f.ck"};
+  ASSERT_EQ(wave2d(resume_run("25", frames), {.path = path}).status, 0);
+  std::string const last_frame = read_file(work() / "o/double-slit-small.000025.png");
+  fs::copy_file(work() / "f.ck", work() / "at25.ck");
+  std::vector<std::string> resume = frames;
+  resume.insert(resume.end(), {"--resume", "f.ck"});
+  Result const continued = wave2d(resume_run("40", resume), {.path = path});
+  ASSERT_EQ(continued.status, 0) << continued.err;
+  EXPECT_TRUE(contains(continued.out,
+                       "wrote 3 frames o/double-slit-small.000025.png .. "
+                       "double-slit-small.000040.png"))
+      << continued.out;
+  EXPECT_EQ(read_file(work() / "o/double-slit-small.000025.png"), last_frame);
+  std::vector<std::string> const video = {
+      "double-slit-small.000000.png", "double-slit-small.000010.png",
+      "double-slit-small.000020.png", "double-slit-small.000025.png",
+      "double-slit-small.000030.png", "double-slit-small.000040.png"};
+  EXPECT_EQ(frames_ffmpeg_reads(arguments), video);
+  // A run that stopped at step 25 wrote no frame there: the continued run makes it.
+  fs::remove(work() / "o/double-slit-small.000025.png");
+  fs::remove(arguments);
+  Result const again =
+      wave2d(resume_run("40", {"--frames-every", "10", "--resume", "at25.ck"}), {.path = path});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(read_file(work() / "o/double-slit-small.000025.png"), last_frame);
+  EXPECT_EQ(frames_ffmpeg_reads(arguments), video);
 }
 
 // 20 GB that are not there, refused at once where reading them would take long: a file

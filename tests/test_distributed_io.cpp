@@ -203,7 +203,8 @@ TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
   if (world_rank() == 0) {
     run(space, experiment("one"));
     std::vector<std::string> files{"f.npy", "r.receivers.npy", "r.receivers.csv"};
-    if (can_write_png) files.insert(files.end(), {"s.png", "s.00.png", "s.20.png", "s.29.png"});
+    if (can_write_png)
+      files.insert(files.end(), {"s.png", "s.000000.png", "s.000020.png", "s.000029.png"});
     for (auto const& file : files) {  // no ASSERT: the other ranks wait at the barrier
       EXPECT_TRUE(fs::exists(directory / "many" / file)) << file;
       EXPECT_EQ(read_file(directory / "many" / file), read_file(directory / "one" / file)) << file;

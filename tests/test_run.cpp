@@ -81,7 +81,8 @@ TEST_F(Run, OutputsComposeAndEachIsToldOnceWritten) {
   if (can_write_png) {
     EXPECT_EQ(std::count(told.begin(), told.end(), "frames"), 1);
     // Frames at steps 0, 10, 20, 30 and the last, named by step.
-    for (char const* frame : {"room.00.png", "room.10.png", "room.30.png", "room.37.png"}) {
+    for (char const* frame :
+         {"room.000000.png", "room.000010.png", "room.000030.png", "room.000037.png"}) {
       EXPECT_TRUE(fs::exists(dir() / "o" / frame)) << frame;
     }
   }
@@ -240,7 +241,7 @@ TEST_F(Run, CheckRefusesBeforeAnyWork) {
 // a video (ffmpeg would take it in).
 TEST_F(Run, AStrayFrameMattersOnlyToTheVideo) {
   if (!can_write_png) GTEST_SKIP() << "this build has no libpng";
-  write_text(dir() / "room.15.png", "not a frame of the run");
+  write_text(dir() / "room.000015.png", "not a frame of the run");
   Experiment e{.scene = scene_with_receivers(), .steps = 10};
   e.outputs = {Pictures{.directory = dir(), .frames_every = 5}};
   EXPECT_THROW(check(e), OutputError);
@@ -322,8 +323,9 @@ TEST_F(Run, TheProgramAndTheLibraryWriteTheSameBytes) {
                                     "point_source_in_a_box.receivers.csv"};
   if (can_plot_receivers()) files.push_back("point_source_in_a_box.receivers.png");
   if (can_write_png) {
-    for (char const* picture : {"point_source_in_a_box.png", "point_source_in_a_box.00.png",
-                                "point_source_in_a_box.20.png", "point_source_in_a_box.45.png"}) {
+    for (char const* picture :
+         {"point_source_in_a_box.png", "point_source_in_a_box.000000.png",
+          "point_source_in_a_box.000020.png", "point_source_in_a_box.000045.png"}) {
       files.push_back(picture);
     }
   }

@@ -69,7 +69,7 @@ def program_arguments(args, steps):
     if args.case == "plan":
         return command + ["--plan", "measure", "--output", "o"]
     command += ["--backend", "kokkos-mdrange", "--save-npy", "f.npy", "--output", "o",
-                "--frames-every", "6" if args.ranks > 1 else "4"]
+                "--frames-every", "4"]
     if args.hdf5:
         command += ["--save-h5", "f.h5"]
     if args.checkpoints:
@@ -382,7 +382,7 @@ class Sweep:
                 continue
             first = line[len("wrote "):].split(",")[0].split(" (")[0]
             words = first.split()
-            if words and words[0].isdigit():  # "4 frames o/room.00.png .. room.12.png"
+            if words and words[0].isdigit():  # "4 frames o/room.000000.png .. room.000012.png"
                 first = words[2]
             here = os.path.join(self.run_dir, first)
             new = os.path.join(self.reference, first)

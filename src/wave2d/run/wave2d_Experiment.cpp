@@ -98,8 +98,10 @@ detail::RunFiles run_files(CheckedExperiment const& checked) {
                                        pictures->stem.empty() ? checked.stem : pictures->stem,
                                        checked.steps, pictures->scale};
     files.images_label = label_or(pictures->label, "the pictures' folder");
-    if (pictures->frames_every)
-      files.frames = detail::FrameSteps{*pictures->frames_every, checked.steps};
+    if (pictures->frames_every) {
+      files.frames = detail::FrameSteps{*pictures->frames_every, checked.steps,
+                                        checked.resumed ? checked.resumed->step : 0};
+    }
     files.video = pictures->video;
   }
   if (auto const* receivers = only<ReceiverFiles>(e.outputs, "receivers' output")) {
@@ -206,7 +208,6 @@ CheckedExperiment check(Experiment experiment) {
   checked.stem = detail::file_stem(name.empty() ? "scene" : name);
   if (checked.steps == 0) experiment.plan.mode = PlanMode::estimate;  // nothing to speed up
   checked.experiment = std::move(experiment);
-  detail::check_outputs(run_files(checked));
   Experiment& checked_experiment = checked.experiment;
   if (checked_experiment.resume) {
     checked.resumed =
@@ -218,6 +219,7 @@ CheckedExperiment check(Experiment experiment) {
       }
     }
   }
+  detail::check_outputs(run_files(checked));  // the frames' steps from the step resumed
   return checked;
 }
 

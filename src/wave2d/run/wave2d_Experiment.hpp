@@ -115,12 +115,12 @@ struct CheckedExperiment {
 
 // Finds the space the backend runs on (std::invalid_argument, UnknownBackend), validates
 // the scene for the run's steps (SceneError, naming the scene file's key where there is
-// one), checks the outputs (OutputError: two outputs that are one file, an
-// output over an input or over the checkpoint resumed but the run's own checkpoints, a
-// stray file named as the frames are, a path that cannot be written now; std::invalid_argument
-// for a period below 1 and for two pictures or checkpoint outputs), and reads the resumed
-// checkpoint's header, checked against the scene and the step count (CheckpointError);
-// `auto` then takes the checkpoint's backend. Nothing is written.
+// one), reads the resumed checkpoint's header, checked against the scene and the step count
+// (CheckpointError; `auto` then takes the checkpoint's backend), and checks the outputs
+// (OutputError: two outputs that are one file, an output over an input or over the
+// checkpoint resumed but the run's own checkpoints, a stray file named as the frames are, a
+// path that cannot be written now; std::invalid_argument for a period below 1 and for two
+// pictures or checkpoint outputs). Nothing is written.
 CheckedExperiment check(Experiment experiment);
 
 }  // namespace wave2d

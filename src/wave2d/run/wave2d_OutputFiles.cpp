@@ -45,7 +45,11 @@ std::string glob_escaped(std::string const& text) {
   return escaped;
 }
 
-int frame_digits(std::int64_t last_step) { return int(std::to_string(last_step).size()); }
+// Six digits, more for a run of a million steps or more: a run continued to more steps
+// names its frames as the run it continues did.
+int frame_digits(std::int64_t last_step) {
+  return std::max(6, int(std::to_string(last_step).size()));
+}
 
 // The image2 demuxer keeps the first 1023 bytes of its input's name.
 constexpr std::size_t ffmpeg_pattern_bytes = 1023;
@@ -465,7 +469,7 @@ VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
   auto const no_video = [&](std::string const& why) {
     return VideoOutcome{false, true, "no video: " + why + frames_are_kept};
   };
-  for (std::int64_t step = 0;; step = std::min(steps.last, step + steps.every)) {
+  for (std::int64_t step = 0;; step = steps.next(step)) {
     if (!fs::exists(files.frame(step))) {
       return no_video("the frame '" + files.frame(step).string() + "' is missing");
     }

@@ -37,8 +37,8 @@ struct OutputFiles {
 
   std::filesystem::path image() const;  // DIR/<stem>.png
   // The frame of a step, numbered by it: DIR/<stem>.<step>.png, the step zero-padded to
-  // the width of the last step (double-slit.0200.png in a run of 1000 steps), so that the
-  // names sort as the steps do.
+  // frame_digits(last_step) (double-slit.000200.png), so that the names sort as the steps
+  // do, those of a run continued to more steps included.
   std::filesystem::path frame(std::int64_t step) const;
   // ffmpeg's -pattern_type glob of the frames: DIR/<stem>.[0-9]...[0-9].png, glob(3)'s
   // special characters in DIR escaped.
@@ -50,16 +50,23 @@ struct OutputFiles {
   std::filesystem::path receivers(std::string_view extension) const;
 };
 
-// The steps of a run's frames: 0, every `every`-th and the last, whether this run or the
-// one it resumed stepped there.
+// The steps of a run's frames: 0, every `every`-th, the last and the step resumed, whether
+// this run or the one it resumed stepped there. The step resumed is where the run it resumed
+// ended: its last frame, which the continued run's video shows too.
 struct FrameSteps {
   std::int64_t every = 1;
   std::int64_t last = 0;
+  std::int64_t resumed = 0;
 
   bool contains(std::int64_t step) const {
-    return step >= 0 && step <= last && (step % every == 0 || step == last);
+    return step >= 0 && step <= last && (step % every == 0 || step == last || step == resumed);
   }
-  std::int64_t count() const { return last / every + 1 + (last % every != 0 ? 1 : 0); }
+  // The frame after `step`, a frame before the last.
+  std::int64_t next(std::int64_t step) const {
+    std::int64_t const base = step - step % every;
+    std::int64_t const due = every > last - base ? last : base + every;
+    return step < resumed && resumed < due ? resumed : due;
+  }
 };
 
 // `name` as a file name: ASCII characters other than letters, digits, '-', '_' and '.'

@@ -473,9 +473,9 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
       std::string text =
           detail::counted(frames, "frame") + " " + images.frame(first_frame).string();
       if (frames > 1) text += " .. " + images.frame(checked_.steps).filename().string();
+      detail::FrameSteps const steps{*pictures->frames_every, checked_.steps, result.first_step};
       std::vector<fs::path> written;
-      for (std::int64_t step = first_frame;;
-           step = std::min(checked_.steps, step + *pictures->frames_every)) {
+      for (std::int64_t step = first_frame;; step = steps.next(step)) {
         written.push_back(images.frame(step));
         if (step == checked_.steps) break;
       }
@@ -487,7 +487,7 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
           if (!processes.root()) return;
           RunProgress const at_end{local.steps_done(), result.first_step, checked_.steps,
                                    scene.cells(), result.seconds};
-          video = detail::make_video(images, {*pictures->frames_every, checked_.steps}, [&] {
+          video = detail::make_video(images, steps, [&] {
             stopped = stopped || (listener.progress && !listener.progress(at_end));
             return stopped;
           });
@@ -550,12 +550,18 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
     if (picture && frames++ == 0) first_frame = now;
     if (picture || hdf5) write_frame(picture ? &*images : nullptr, hdf5 ? h5_frames : nullptr);
   };
-  // A resumed run's earlier pictures are the run it resumed's; its HDF5 file is its own,
-  // from the step resumed on, as an uninterrupted run's has them.
+  // A resumed run's earlier pictures are the run it resumed's, but for the step resumed
+  // where no period gives it (detail::FrameSteps): the last frame of a run that ended there,
+  // or none of one that stopped. Its HDF5 file is its own, from the step resumed on, as an
+  // uninterrupted run's has them.
   if (local.steps_done() == 0) {
     frames_due(true);
-  } else if (h5_frames && detail::is_due(h5_output->frames_every, local.steps_done(), end)) {
-    write_frame(nullptr, h5_frames);
+  } else {
+    std::int64_t const now = local.steps_done();
+    bool const picture = images && !detail::is_due(pictures->frames_every, now, end);
+    bool const hdf5 = h5_frames && detail::is_due(h5_output->frames_every, now, end);
+    if (picture && frames++ == 0) first_frame = now;
+    if (picture || hdf5) write_frame(picture ? &*images : nullptr, hdf5 ? h5_frames : nullptr);
   }
 
   detail::LastFinite<ExecutionSpace> last_finite(space_, part);

@@ -106,7 +106,7 @@ if has compare; then
   other=$(cd "${WAVE2D_COMPARE_SRC:?compare needs WAVE2D_COMPARE_SRC}" && pwd)
   other_tuning=wave2d_cuda_tuning
   [[ -f $other/bench/tuning/wave2d_cuda_tuning.cu ]] || other_tuning=wave2d_shmem_tuning
-  shipped='tile 112x48, 1x16 cells/thread, T=8, unpadded$|tile 32x32, 2x2 cells/thread, T=8, unpadded$|^stream warp strips 80 of 96 columns x segments of [0-9]+ rows?( merged by cost, 1 per warp)?, T=8, 4 blocks/SM, 3 columns a lane$'
+  shipped='tile 112x48, 1x16 cells/thread, T=8, unpadded$|tile 32x32, 2x2 cells/thread, T=8, unpadded$|^stream warp strips (80|72) of 96 columns x segments of [0-9]+ rows?( merged by cost, 1 per warp)?, T=(8, 4|12, 3) blocks/SM, 3 columns a lane$'
   cmake -S "$other" -B "$build-compare" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DCMAKE_PREFIX_PATH="$prefix_path" -DWAVE2D_BUILD_TESTS=OFF -DWAVE2D_BUILD_CLI=OFF \

@@ -179,5 +179,36 @@ TEST_P(BackendTest, WindowWithDeepHaloEqualsWholeGrid) {
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendTest, testing::ValuesIn(all_backend_cases()),
                          case_name);
 
+#if defined(WAVE2D_HAVE_CUDA_BACKENDS)
+// cuda-stream fuses 12 steps a launch on grids of stream_deep_min_cells or more, the last
+// steps of a call in its 8-step shape: cuda-naive's bits, in calls of 35 steps (24 in the
+// deep shape, 8, 3 one a launch) and of 11 (8 and 3), on windows of every kind (the quiet
+// inside, the damping layer, a wall, the border and the source), rows padded or not.
+TEST(CudaStreamOnLargeGrids, DeepShapeGivesCudaNaivesBits) {
+  for (std::int32_t n : {4096, 4099}) {
+    Scene scene = point_source_scene(n);
+    ASSERT_GE(scene.cells(), cuda::stream_deep_min_cells);
+    scene.walls.assign(std::size_t(scene.cells()), 0);
+    for (std::int32_t y = 1; y < n - 1; ++y) {
+      if (y < 1900 || y > 2000) scene.walls[std::size_t(scene.index(1500, y))] = 1;
+    }
+    HostPair const start = random_pair(scene, 6);
+    Kokkos::Cuda space;
+    Simulation<Kokkos::Cuda> simulation(space, scene, "cuda-stream");
+    EXPECT_NE(simulation.configuration().find("T=12"), std::string::npos)
+        << simulation.configuration();
+    auto const stream = run_from(space, simulation, start, 3, 35);
+    auto const naive = run_backend<Kokkos::Cuda>("cuda-naive", scene, start, 3, 35);
+    std::string const what = std::to_string(n) + "²";
+    EXPECT_TRUE(stream.previous == naive.previous) << what << ", 35 steps: u(t_{n-1})";
+    EXPECT_TRUE(stream.current == naive.current) << what << ", 35 steps: u(t_n)";
+    auto const more = run_from(space, simulation, stream, 38, 11);
+    auto const naive_more = run_backend<Kokkos::Cuda>("cuda-naive", scene, naive, 38, 11);
+    EXPECT_TRUE(more.previous == naive_more.previous) << what << ", 11 more: u(t_{n-1})";
+    EXPECT_TRUE(more.current == naive_more.current) << what << ", 11 more: u(t_n)";
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace wave2d::test

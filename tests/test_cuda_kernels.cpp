@@ -2,11 +2,11 @@
 // so these build wherever nvcc is, and skip, saying why, where no GPU is.
 #include <wave2d_TestHelpers.hpp>
 
-#include <wave2d/cuda/wave2d_CudaKernels.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamPlan.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamShape.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamStrips.hpp>
 #include <wave2d/cuda/detail/wave2d_StreamTuning.hpp>
+#include <wave2d/cuda/wave2d_CudaKernels.hpp>
 
 #include <cuda_runtime.h>
 
@@ -50,7 +50,12 @@ std::vector<float> download(float const* device, KernelParams const& params) {
 
 // Every compiled kernel shape, each on every grid (the per-grid choice is the
 // backends' business: test_backends.cpp).
-enum class Kernel { naive, onepass, shmem_112x48, shmem_32x32, stream };
+enum class Kernel { naive, onepass, shmem_112x48, shmem_32x32, stream, stream_deep };
+
+// cuda-stream's fused steps in the kernel's shape.
+int stream_steps(Kernel kernel) {
+  return kernel == Kernel::stream_deep ? cuda::stream_deep_fused_steps : cuda::stream_fused_steps;
+}
 
 std::string to_string(Kernel kernel) {
   switch (kernel) {
@@ -59,6 +64,7 @@ std::string to_string(Kernel kernel) {
     case Kernel::shmem_112x48: return "shmem_112x48";
     case Kernel::shmem_32x32: return "shmem_32x32";
     case Kernel::stream: return "stream";
+    case Kernel::stream_deep: return "stream_deep";
   }
   return "unknown";
 }
@@ -113,8 +119,9 @@ class CudaKernelTest : public testing::TestWithParam<Kernel> {
                                                                    : cuda::ShmemTile::tile_32x32,
                                 params, fields, scratch, first_step, n_steps, stream);
         break;
-      case Kernel::stream: {
-        auto const layout = cuda::stream_layout(params, 0);
+      case Kernel::stream:
+      case Kernel::stream_deep: {
+        auto const layout = cuda::stream_layout(params, 0, stream_steps(GetParam()));
         DeviceArray<std::uint32_t> plan(cuda::stream_plan_size(layout, params.receivers.count));
         cuda::plan_stream_windows(params, layout, plan.data, stream);
         result = cuda::advance_stream(params, layout, plan.data, fields, scratch, first_step,
@@ -192,7 +199,9 @@ TEST_P(CudaKernelTest, GridOfTheStreamLayoutsMergedSegments) {
   int ny = 0;
   for (int tall = 96; tall <= 1'000'000 && ny == 0; tall += 96) {
     probe.ny = tall;
-    if (cuda::stream_layout(probe, 0).windows_per_warp > 0) ny = tall + 5;
+    if (cuda::stream_layout(probe, 0, stream_steps(GetParam())).windows_per_warp > 0) {
+      ny = tall + 5;
+    }
   }
   ASSERT_GT(ny, 0) << "no grid 896 wide has its segments merged on this device";
   Scene scene = plain_scene(896, ny);
@@ -223,11 +232,11 @@ TEST_P(CudaKernelTest, EveryRowAlignment) {
 }
 
 // Widths around cuda-stream's strips (96 columns a window, 80 written by each strip
-// between the first and the last): where the grid is at least a window wide, the first
-// window starts at column 0 and the last ends at the last column, each writing up to that
+// between the first and the last; 72 in the deep shape): where the grid is at least a window wide,
+// the first window starts at column 0 and the last ends at the last column, each writing up to that
 // edge, and they are walked without bounds tests (walled: the border cells are fixed).
 TEST_P(CudaKernelTest, WidthsAroundTheStreamStrips) {
-  for (std::int32_t nx : {95, 96, 97, 175, 176, 177, 263, 264}) {
+  for (std::int32_t nx : {95, 96, 97, 167, 168, 169, 175, 176, 177, 239, 240, 263, 264}) {
     Scene scene = plain_scene(nx, 71);
     scene.sources.push_back({nx / 2, 35, {Waveform::Shape::sine, 2.0f, 30.0f, 0.0f}});
     check(scene, random_pair(scene, 12), 2, 17, std::to_string(nx) + " x 71, 17 steps");
@@ -275,6 +284,7 @@ void expect_strips_tile_every_width() {
 
 TEST(StreamStrips, TileEveryWidth) {
   expect_strips_tile_every_width<cuda::StreamRegistryShape>();   // 96 columns, T = 8
+  expect_strips_tile_every_width<cuda::StreamDeepShape>();       // 96 columns, T = 12
   expect_strips_tile_every_width<cuda::StreamShape<8, 3, 4>>();  // 128 columns
   expect_strips_tile_every_width<cuda::StreamShape<8, 4, 2>>();  // 64 columns
   expect_strips_tile_every_width<cuda::StreamShape<4, 3, 4>>();  // 128 columns, T = 4
@@ -367,9 +377,8 @@ TEST(StreamPlan, MergedWindowsCoverEverySegmentOnceUnderTheLeastCostBound) {
           most = std::max(most, w.cost);
         }
         for (int c : covered) ASSERT_EQ(c, 1) << what;
-        EXPECT_GT(
-            cuda::detail::merge_segments<PlanShape>(layout, ny, kinds, most - 1).size(),
-            target)
+        EXPECT_GT(cuda::detail::merge_segments<PlanShape>(layout, ny, kinds, most - 1).size(),
+                  target)
             << what;
 
         layout.windows_per_warp = 0.0;
@@ -421,7 +430,7 @@ TEST_P(CudaKernelTest, RepeatedRunsAreBitwiseEqual) {
 
 INSTANTIATE_TEST_SUITE_P(RawKernels, CudaKernelTest,
                          testing::Values(Kernel::naive, Kernel::onepass, Kernel::shmem_112x48,
-                                         Kernel::shmem_32x32, Kernel::stream),
+                                         Kernel::shmem_32x32, Kernel::stream, Kernel::stream_deep),
                          kernel_name);
 
 }  // namespace

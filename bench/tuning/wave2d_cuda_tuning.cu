@@ -181,8 +181,10 @@ std::vector<Variant> tuning_variants(KernelParams const& params) {
   variants.push_back(shmem_variant<108, 44, 1, 16, 10>());
   variants.push_back(shmem_variant<112, 112, 1, 16, 8>());
   variants.push_back(shmem_variant<240, 48, 2, 8, 8>());
-  // cuda-stream: the shipped shape and layout first.
+  // cuda-stream: the shipped shapes and layouts first (the deep one runs on grids of
+  // stream_deep_min_cells or more).
   variants.push_back(stream_shape_variant<StreamRegistryShape>(params));
+  variants.push_back(stream_shape_variant<StreamDeepShape>(params));
   // Other layouts of the shipped shape: fixed 24-row windows from the queue; segments of a
   // row merged into windows of about equal cost, 1 to 3 a warp; merged segments of 4 and 8.
   variants.push_back(stream_shape_variant<StreamRegistryShape>(params, 24));
@@ -206,13 +208,12 @@ std::vector<Variant> tuning_variants(KernelParams const& params) {
     }
   }
   // Other shapes: 4 columns a lane at 3 blocks/SM; 2 columns at 4; the damped walk
-  // unrolled too, at 3 blocks/SM; more fused steps (10 and 12 at 3 blocks/SM, 16 at 2: the
-  // most registers without spills); fewer.
+  // unrolled too, at 3 blocks/SM; more fused steps (10 at 3 blocks/SM, 16 at 2: the most
+  // registers without spills); fewer.
   variants.push_back(stream_shape_variant<StreamShape<8, 3, 4>>(params));
   variants.push_back(stream_shape_variant<StreamShape<8, 4, 2>>(params));
   variants.push_back(stream_shape_variant<StreamShape<8, 3, 3, 2>>(params));
   variants.push_back(stream_shape_variant<StreamShape<10, 3, 3>>(params));
-  variants.push_back(stream_shape_variant<StreamShape<12, 3, 3>>(params));
   variants.push_back(stream_shape_variant<StreamShape<16, 2, 3>>(params));
   variants.push_back(stream_shape_variant<StreamShape<6, 4, 3>>(params));
   variants.push_back(stream_shape_variant<StreamShape<4, 5, 4>>(params));

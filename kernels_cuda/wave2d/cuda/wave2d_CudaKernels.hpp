@@ -56,8 +56,13 @@ FieldPointers advance_shmem(ShmemTile tile, KernelParams const& params, FieldPoi
                             cudaStream_t stream);
 
 // cuda-stream (wave2d_StreamKernel.cuh): T steps per launch, each warp walking down a
-// strip of columns with the T levels in registers.
+// strip of columns with the T levels in registers. Two compiled shapes: T = 8 at 4
+// blocks/SM, the backend's depth (its halo, its trial's pass), and T = 12 at 3, which
+// grids of stream_deep_min_cells cells or more run in multiples of 12 steps
+// (docs/kernels/cuda-stream.md: faster from 4096², slower at 2048², even at 3201²).
 inline constexpr int stream_fused_steps = 8;
+inline constexpr int stream_deep_fused_steps = 12;
+inline constexpr std::int64_t stream_deep_min_cells = std::int64_t(4096) * 4096;
 
 // A window's cost, to merge and order windows: per_row[kind] for each of its rows and
 // rows_added more (what its levels add).
@@ -76,6 +81,7 @@ struct StreamLayout {
   int resident_blocks = 0;  // blocks of the kernel the device holds at once
   double windows_per_warp = 0.0;
   StreamWindowCosts window_costs;
+  int fused_steps = stream_fused_steps;  // which compiled shape
 
   // Segments of all strips, numbered strip-major: strip * segments + segment.
   WAVE2D_HOST_DEVICE std::int64_t total_segments() const { return std::int64_t(strips) * segments; }
@@ -107,7 +113,10 @@ enum class StreamWindowKind : std::uint32_t {
 
 // The layout of a grid on `device`, the current device, which then runs its launches
 // (allowed there the kernel's shared memory).
-StreamLayout stream_layout(KernelParams const& params, int device);
+// The layout of the compiled shape that fuses `fused_steps` (stream_fused_steps or
+// stream_deep_fused_steps).
+StreamLayout stream_layout(KernelParams const& params, int device,
+                           int fused_steps = stream_fused_steps);
 std::string describe(
     StreamLayout const& layout);  // "warp strips 80 of 96 columns x segments of 1 row merged
                                   // by cost, 1 per warp, T=8, 4 blocks/SM, 3 columns a lane"

@@ -88,18 +88,24 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
       : Stepper<Kokkos::Cuda, MemorySpace>("cuda-stream"),
         coefficients_(std::move(coefficients)),
         layout_(stream_layout(coefficients_.params(), space.cuda_device())),
-        plan_(wave2d::detail::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
-            space, "wave2d::cuda-stream::plan",
-            stream_plan_size(layout_, coefficients_.params().receivers.count))) {
-    plan_stream_windows(coefficients_.params(), layout_, plan_.data(), space.cuda_stream());
+        plan_(make_plan(space, layout_, "wave2d::cuda-stream::plan")) {
+    KernelParams const& params = coefficients_.params();
+    if (std::int64_t(params.nx) * params.ny >= stream_deep_min_cells) {
+      deep_layout_ = stream_layout(params, space.cuda_device(), stream_deep_fused_steps);
+      deep_plan_ = make_plan(space, deep_layout_, "wave2d::cuda-stream::deep_plan");
+    }
   }
 
   std::string configuration() const override {
     std::string const padding =
-        padded() ? ", rows padded to " + std::to_string(stream_pitch(coefficients_.params().nx)) +
-                       " cells in runs of " + std::to_string(stream_padded_min_steps) +
-                       " steps or more"
-                 : "";
+        padded()
+            ? ", rows padded to " + std::to_string(stream_pitch(coefficients_.params().nx)) +
+                  " cells in runs of " + std::to_string(stream_padded_min_steps) + " steps or more"
+            : "";
+    if (deep()) {
+      return describe(deep_layout_) + "; the last steps of a run not a multiple of " +
+             std::to_string(stream_deep_fused_steps) + ": " + describe(layout_) + padding;
+    }
     return describe(layout_) + padding;
   }
 
@@ -119,15 +125,48 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   bool padded() const {
     return stream_pitch(coefficients_.params().nx) != coefficients_.params().pitch;
   }
+  bool deep() const { return deep_plan_.extent(0) > 0; }
+
+  Kokkos::View<std::uint32_t*, MemorySpace> make_plan(Kokkos::Cuda const& space,
+                                                      StreamLayout const& layout,
+                                                      std::string const& label) const {
+    KernelParams const& params = coefficients_.params();
+    auto plan = wave2d::detail::allocate<Kokkos::View<std::uint32_t*, MemorySpace>>(
+        space, label, stream_plan_size(layout, params.receivers.count));
+    plan_stream_windows(params, layout, plan.data(), space.cuda_stream());
+    return plan;
+  }
+
+  // The deep shape's launches where it has any, the rest in the registry's shape. Returns
+  // the pair that holds the result, as advance_stream does. As many deep launches as leave
+  // the fewest steps to run one a launch: n_steps % 4 from 12 steps (the registry's shape
+  // alone leaves n_steps % 8).
+  FieldPointers advance(KernelParams const& params, FieldPointers fields, FieldPointers scratch,
+                        std::int64_t first_step, std::int64_t n_steps, cudaStream_t stream) {
+    constexpr int t = stream_deep_fused_steps;
+    static_assert(stream_fused_steps == 8 && t % 8 == 4, "one launch fewer leaves n_steps % 4");
+    std::int64_t launches = deep() ? n_steps / t : 0;
+    if (launches > 0 && (n_steps - launches * t) % 8 != n_steps % 4) --launches;
+    std::int64_t const deep_steps = launches * t;
+    if (deep_steps > 0) {
+      FieldPointers const result = advance_stream(params, deep_layout_, deep_plan_.data(), fields,
+                                                  scratch, first_step, deep_steps, stream);
+      bool const in_fields =
+          result.previous == fields.previous || result.previous == fields.current;
+      scratch = in_fields ? scratch : fields;
+      fields = result;
+    }
+    return advance_stream(params, layout_, plan_.data(), fields, scratch, first_step + deep_steps,
+                          n_steps - deep_steps, stream);
+  }
 
   // On the fields, and the scratch pair of their shape.
   void advance_in_place(Kokkos::Cuda const& space, FieldPair<MemorySpace>& fields,
                         std::int64_t n_steps, KernelParams const& params) {
     wave2d::detail::match_scratch(space, scratch_, fields, "wave2d::cuda-stream::scratch");
-    auto const result = advance_stream(params, layout_, plan_.data(),
-                                       {fields.previous.data(), fields.current.data()},
-                                       {scratch_.previous.data(), scratch_.current.data()},
-                                       fields.step, n_steps, space.cuda_stream());
+    auto const result = advance(params, {fields.previous.data(), fields.current.data()},
+                                {scratch_.previous.data(), scratch_.current.data()}, fields.step,
+                                n_steps, space.cuda_stream());
     if (result.previous == scratch_.previous.data() || result.previous == scratch_.current.data()) {
       std::swap(fields.previous, scratch_.previous);
       std::swap(fields.current, scratch_.current);
@@ -167,9 +206,8 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
     params.code = padded_code_.data();
     if (params.kappa != nullptr) params.kappa = padded_kappa_.data();
     auto const result =
-        advance_stream(params, layout_, plan_.data(), {previous, current},
-                       {padded_fields_[2].data(), padded_fields_[3].data()}, fields.step,
-                       n_steps, stream);
+        advance(params, {previous, current}, {padded_fields_[2].data(), padded_fields_[3].data()},
+                fields.step, n_steps, stream);
     copy_rows(fields.previous.data(), nx, result.previous, pitch, nx, ny, stream);
     copy_rows(fields.current.data(), nx, result.current, pitch, nx, ny, stream);
   }
@@ -177,6 +215,9 @@ class StreamStepper final : public Stepper<Kokkos::Cuda, MemorySpace> {
   Coefficients<MemorySpace> coefficients_;
   StreamLayout layout_;
   Kokkos::View<std::uint32_t*, MemorySpace> plan_;
+  // On grids of stream_deep_min_cells or more: the deep shape's (else no plan).
+  StreamLayout deep_layout_;
+  Kokkos::View<std::uint32_t*, MemorySpace> deep_plan_;
   FieldPair<MemorySpace> scratch_;
   // Made at the first padded run: the codes, κ per cell where the scene has it, and two
   // pairs of fields, in rows of stream_pitch(nx) cells. Fields, padded fields and codes:

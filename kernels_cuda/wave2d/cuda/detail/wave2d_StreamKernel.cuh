@@ -232,6 +232,7 @@ StreamLayout stream_layout_for(KernelParams const& params, int device) {
   }
   layout.segments = (params.ny + layout.rows - 1) / layout.rows;
   layout.window_costs = {tuning.cost_per_row, Shape::steps};
+  layout.fused_steps = Shape::steps;
   return layout;
 }
 

@@ -50,6 +50,9 @@ struct StreamShape {
 // The registry's shape. 3 columns a lane at 4 blocks/SM: 1% faster than 4 columns at 3 on
 // double-slit and 8192², 7% at 2048² (docs/kernels/cuda-stream.md).
 using StreamRegistryShape = StreamShape<>;
+// The registry's shape on large grids (stream_deep_min_cells): 12 steps at 3 blocks/SM,
+// 168 registers a thread, no spills.
+using StreamDeepShape = StreamShape<stream_deep_fused_steps, 3>;
 
 }  // namespace wave2d::cuda
 

@@ -127,6 +127,53 @@ TEST_F(Run, StoppedByItsListenerItResumesToTheBytesOfAnUninterruptedRun) {
   EXPECT_EQ(read_file(dir() / "twice.npy"), read_file(dir() / "once.npy"));
 }
 
+// Folders that go during the run: that of an NPY file or a checkpoint is not made again (its
+// file cannot be written); the output folder is, but a file of its name ends the run with the
+// error of the file that needs it.
+TEST_F(Run, AFolderRemovedDuringTheRunIsNotMadeAgainButTheOutputFolder) {
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .steps = 30};
+  RunListener remove;
+  remove.progress = [&](RunProgress const&) {
+    fs::remove_all(dir() / "d");
+    return true;
+  };
+  auto const output_error = [&](RunListener const& listener) -> std::string {
+    try {
+      run(space_, e, listener);
+    } catch (OutputError const& error) {
+      return error.what();
+    }
+    return "no OutputError";
+  };
+  fs::create_directories(dir() / "d" / "sub");
+  e.outputs = {NpyFile{dir() / "d" / "sub" / "f.npy"}};
+  EXPECT_EQ(output_error(remove), "cannot write '" + (dir() / "d" / "sub" / "f.npy").string() +
+                                      "': No such file or directory");
+  fs::create_directories(dir() / "d");
+  e.outputs = {NpyFile{dir() / "d" / "f.npy"}};
+  EXPECT_THROW(run(space_, e, remove), OutputError);
+  if (can_checkpoint) {
+    fs::create_directories(dir() / "d");
+    e.outputs = {Checkpoints{dir() / "d" / "ck", 10}};
+    EXPECT_THROW(run(space_, e, remove), OutputError);
+  }
+  EXPECT_FALSE(fs::exists(dir() / "d"));
+  // The output folder holds both: made at the end, as it was at the start.
+  e.outputs = {NpyFile{dir() / "d" / "f.npy"}, ReceiverFiles{dir() / "d", "", false}};
+  EXPECT_NO_THROW(run(space_, e, remove));
+  EXPECT_TRUE(fs::exists(dir() / "d" / "f.npy"));
+  if (can_write_png) {
+    RunListener block;
+    block.progress = [&](RunProgress const&) {
+      if (!fs::exists(dir() / "o")) write_text(dir() / "o", "a file");
+      return true;
+    };
+    e.outputs = {Pictures{.directory = dir() / "o"}};
+    EXPECT_EQ(output_error(block), "cannot write '" + (dir() / "o" / "room.png").string() + "': '" +
+                                       (dir() / "o").string() + "' is not a directory");
+  }
+}
+
 #if defined(WAVE2D_HAVE_HDF5)
 // The HDF5 file of a resumed run holds the frames from the step resumed on, that one included.
 TEST_F(Run, AResumedRunsHdf5FramesBeginAtTheStepResumed) {

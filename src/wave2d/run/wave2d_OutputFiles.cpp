@@ -383,17 +383,21 @@ fs::path normal(fs::path const& path) {
   return normal.has_filename() || !normal.has_parent_path() ? normal : normal.parent_path();
 }
 
-// Probes an output; one in a folder that the run makes is probed in the folder
-// probe_new_folder() has found possible, where the file's own spelling of its folder makes
+// Whether `file` is in `folder`, one the run makes, by a spelling of the folder that makes
 // it ("new/." and "new/../new" name it only once it is there).
-void probe(fs::path const& file, std::vector<fs::path> const& new_folders) {
+bool in_folder_made(fs::path const& file, fs::path const& folder) {
   fs::path const parent = file.parent_path();
   std::error_code error;
-  bool const makes_it =
-      parent.filename() != "." && parent.filename() != ".." &&
-      (!parent.has_parent_path() || fs::is_directory(parent.parent_path(), error));
+  return parent.filename() != "." && parent.filename() != ".." &&
+         (!parent.has_parent_path() || fs::is_directory(parent.parent_path(), error)) &&
+         normal(file).parent_path() == normal(folder);
+}
+
+// Probes an output; one in a folder that the run makes is probed in the folder
+// probe_new_folder() has found possible.
+void probe(fs::path const& file, std::vector<fs::path> const& new_folders) {
   for (auto const& folder : new_folders) {
-    if (makes_it && normal(file).parent_path() == normal(folder)) {
+    if (in_folder_made(file, folder)) {
       fs::path const made = normal(folder);
       check_output_name_lengths(file, made.has_parent_path() ? made.parent_path() : ".");
       return;
@@ -458,7 +462,21 @@ void check_outputs(RunFiles const& files) {
 }
 
 void create_parent_directory(fs::path const& file) {
-  if (file.has_parent_path()) fs::create_directory(file.parent_path());
+  if (!file.has_parent_path()) return;
+  std::error_code error;
+  fs::create_directory(file.parent_path(), error);
+  if (error) {
+    throw OutputError("cannot write '" + file.string() + "': " +
+                      (error == std::errc::file_exists
+                           ? "'" + file.parent_path().string() + "' is not a directory"
+                           : error.message()));
+  }
+}
+
+void create_parent_directory(fs::path const& file, std::vector<fs::path> const& folders) {
+  if (std::ranges::any_of(folders, [&](fs::path const& f) { return in_folder_made(file, f); })) {
+    create_parent_directory(file);
+  }
 }
 
 VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,

@@ -112,8 +112,14 @@ void refuse_overwriting_inputs(NamedOutput const& output,
                                std::vector<std::filesystem::path> const& inputs);
 
 // Makes the folder of `file` when it is missing, but not the folders above it, which
-// check_outputs() found.
+// check_outputs() found: the pictures' and the receivers' folders. OutputError naming the
+// file when it cannot be made (gone above it, or a file of its name, during the run).
 void create_parent_directory(std::filesystem::path const& file);
+// The same for an output that may be in one of those `folders` (an NPY or HDF5 file, a
+// checkpoint): its folder is made only where check_outputs() let it be, and never made again
+// for a folder removed during the run, whose file then cannot be written.
+void create_parent_directory(std::filesystem::path const& file,
+                             std::vector<std::filesystem::path> const& folders);
 
 // How make_video ended: the video written, or why not (a note for the caller to show).
 struct VideoOutcome {

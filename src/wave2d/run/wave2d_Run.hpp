@@ -275,10 +275,17 @@ Kind const* find_output(std::vector<Output> const& outputs) {
   return nullptr;
 }
 
-// Makes the folder of `file` on rank 0 when it is missing (check() found it can be).
-inline void make_folder_of(std::filesystem::path const& file, Processes const& processes) {
+// Makes the folder of `file` on rank 0 where it is one of the folders the run makes and is
+// missing (create_parent_directory).
+inline void make_folder_of(std::filesystem::path const& file, std::vector<Output> const& outputs,
+                           Processes const& processes) {
+  std::vector<std::filesystem::path> folders;
+  if (auto const* pictures = find_output<Pictures>(outputs)) folders.push_back(pictures->directory);
+  if (auto const* receivers = find_output<ReceiverFiles>(outputs)) {
+    folders.push_back(receivers->directory);
+  }
   processes.agree([&] {
-    if (processes.root()) create_parent_directory(file);
+    if (processes.root()) create_parent_directory(file, folders);
   });
 }
 
@@ -395,7 +402,7 @@ void Run<ExecutionSpace>::write_frame(detail::OutputFiles const* images, FieldFi
 template <class ExecutionSpace>
 void Run<ExecutionSpace>::write_checkpoint(Checkpoints const& checkpoints, RunResult& result,
                                            RunListener const& listener) {
-  detail::make_folder_of(checkpoints.path, processes());
+  detail::make_folder_of(checkpoints.path, checked_.experiment.outputs, processes());
   detail::write_checkpoint(checkpoints.path, space_, part_->local(), processes(),
                            part_->checkpoint_configuration());
   result.checkpoint = checkpoints.path;
@@ -435,7 +442,7 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
           file->path.string() + ", " + xdmf_path(file->path).filename().string()});
   }
   if (auto const* npy = detail::find_output<NpyFile>(e.outputs)) {
-    detail::make_folder_of(npy->path, processes);
+    detail::make_folder_of(npy->path, e.outputs, processes);
     write_npy(npy->path, window, owned_cells(space_, window, local.previous()),
               owned_cells(space_, window, local.current()), processes);
     tell(result, listener, {"npy", {npy->path}, npy->path.string()});
@@ -536,7 +543,7 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
   }
   std::optional<FieldFile> h5;
   if (h5_output) {
-    detail::make_folder_of(h5_output->path, processes);
+    detail::make_folder_of(h5_output->path, e.outputs, processes);
     h5.emplace(h5_output->path, scene, local.window(), processes);
   }
   FieldFile* const h5_frames = h5 && h5_output->frames_every ? &*h5 : nullptr;

@@ -483,8 +483,8 @@ class Program(Case):
 
         same_bytes = ["c.npy", "out/composed.receivers.npy", "out/composed.receivers.csv"]
         if wave2d.has_pictures:
-            same_bytes += ["out/composed.png"] + [f"out/composed.{step}.png"
-                                                  for step in ("00", "20", "40", "50")]
+            same_bytes += ["out/composed.png"] + [f"out/composed.{step:06d}.png"
+                                                  for step in (0, 20, 40, 50)]
         for name in same_bytes:
             with self.subTest(file=name):
                 self.assertEqual((program / name).read_bytes(), (python / name).read_bytes())

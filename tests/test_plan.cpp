@@ -9,7 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -454,6 +457,29 @@ TEST(PlanCache, AnUnwritableFolderKeepsNothingWithANote) {
   notes.clear();
   EXPECT_FALSE(write_cached_plan({}, some_key(), {"x", {}}, notes));
   EXPECT_EQ(notes.size(), 1u);
+}
+
+// A write the file size limit (ulimit -f) refuses: the note names the entry, not its
+// temporary, and says why; no temporary is left.
+TEST(PlanCache, AnEntryThatCannotBeWrittenIsNamedWithTheReason) {
+  fs::path const cache = fresh_folder("file-size");
+  std::vector<std::string> notes;
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit none = before;
+  none.rlim_cur = 0;
+  auto const handler = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
+  bool const kept =
+      write_cached_plan(cache, some_key(), {"kokkos-tiled", {{"kokkos-tiled", 3.5}}}, notes);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  std::signal(SIGXFSZ, handler);
+  EXPECT_FALSE(kept);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "the plan is not kept: cannot write " +
+                          plan_cache_file(cache, some_key()).string() + ": " +
+                          std::strerror(EFBIG));
+  EXPECT_TRUE(fs::is_empty(cache));
 }
 
 TEST(PlanCache, FolderFollowsXdgCacheHome) {

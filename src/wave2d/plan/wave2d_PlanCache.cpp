@@ -147,14 +147,17 @@ bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan
     std::ofstream out(temporary, std::ios::trunc);
     if (!out)
       return not_kept("cannot write in " + directory.string() + ": " + std::strerror(errno));
+    errno = 0;
     out << header << "\nkey " << key.text() << "\nbackend " << plan.backend << "\n";
     for (auto const& rate : plan.ranking) {
       out << "rate " << rate.backend << " " << rate.gcells_per_second << "\n";
     }
-    out.flush();
+    out.close();
     if (!out) {
+      int const reason = errno;  // before the removal's own calls
       fs::remove(temporary, error);
-      return not_kept("cannot write " + temporary.string());
+      return not_kept("cannot write " + path.string() + ": " +
+                      (reason != 0 ? std::strerror(reason) : "an I/O error"));
     }
   }
   fs::rename(temporary, path, error);

@@ -224,6 +224,46 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
   });
 }
 
+// The same run with a regular file where the cache folder was, put there after the entry
+// was read: the cache cannot keep what the run measured, and a switch says so and why
+// rather than that the cache was corrected.
+TEST_P(AutoTest, ASwitchThePlanCacheCannotKeepSaysWhy) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (!wave2d::detail::runs_on_host<ExecutionSpace>) {
+      GTEST_SKIP() << GetParam() << ": a run there does not check its choice";
+    } else {
+      ExecutionSpace space;
+      fs::path const cache = fresh_folder("switch-unkept-" + GetParam());
+      Scene const scene = busy_scene(700, 500, 4);
+      ASSERT_TRUE(write_overrated_plan(space, cache, scene));
+      Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
+      ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
+      fs::remove_all(cache);
+      std::ofstream(cache) << "x";
+      run_from(space, simulation, random_pair(scene, 14), 5, 7);
+      Plan const& plan = *simulation.plan();
+      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 7000; ++call) {
+        simulation.advance(space, 7);
+      }
+      space.fence();
+      fs::remove(cache);
+      ASSERT_LT(plan.ranking.front().gcells_per_second, 100.0) << "the check did not end";
+      std::string const cannot = "the plan is not kept: cannot make " + cache.string() + ": ";
+      EXPECT_TRUE(std::ranges::any_of(plan.notes, [&](std::string const& note) {
+        return note.starts_with(cannot);
+      })) << testing::PrintToString(plan.notes);
+      std::string const summary = plan.summary();
+      EXPECT_EQ(summary.find("the plan cache corrected"), std::string::npos) << summary;
+      if (plan.switched) {
+        EXPECT_NE(
+            summary.find(", the correction is not kept: cannot make " + cache.string() + ": "),
+            std::string::npos)
+            << summary;
+      }
+    }
+  });
+}
+
 // Near its memory limit a run keeps auto's choice untried rather than take the runner-up's
 // buffers beside its own: the data limit (ulimit -d) set just above what the process holds,
 // below the pair of fields the runner-up may allocate. Without that check the runner-up

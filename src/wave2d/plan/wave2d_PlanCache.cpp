@@ -131,22 +131,17 @@ std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey co
   return plan;
 }
 
-bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan const& plan,
-                       std::vector<std::string>& notes) {
-  auto const not_kept = [&](std::string const& why) {
-    notes.push_back("the plan is not kept: " + why);
-    return false;
-  };
-  if (directory.empty()) return not_kept("no cache folder (neither XDG_CACHE_HOME nor HOME)");
+std::optional<std::string> write_cached_plan(fs::path const& directory, PlanKey const& key,
+                                             CachedPlan const& plan) {
+  if (directory.empty()) return "no cache folder (neither XDG_CACHE_HOME nor HOME)";
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return not_kept("cannot make " + directory.string() + ": " + error.message());
+  if (error) return "cannot make " + directory.string() + ": " + error.message();
   fs::path const path = directory / file_name(key);
   fs::path const temporary = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::trunc);
-    if (!out)
-      return not_kept("cannot write in " + directory.string() + ": " + std::strerror(errno));
+    if (!out) return "cannot write in " + directory.string() + ": " + std::strerror(errno);
     errno = 0;
     out << header << "\nkey " << key.text() << "\nbackend " << plan.backend << "\n";
     for (auto const& rate : plan.ranking) {
@@ -156,17 +151,24 @@ bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan
     if (!out) {
       int const reason = errno;  // before the removal's own calls
       fs::remove(temporary, error);
-      return not_kept("cannot write " + path.string() + ": " +
-                      (reason != 0 ? std::strerror(reason) : "an I/O error"));
+      return "cannot write " + path.string() + ": " +
+             (reason != 0 ? std::strerror(reason) : "an I/O error");
     }
   }
   fs::rename(temporary, path, error);
   if (error) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
-    return not_kept("cannot replace " + path.string() + ": " + error.message());
+    return "cannot replace " + path.string() + ": " + error.message();
   }
-  return true;
+  return std::nullopt;
+}
+
+bool write_cached_plan(fs::path const& directory, PlanKey const& key, CachedPlan const& plan,
+                       std::vector<std::string>& notes) {
+  auto const not_kept = write_cached_plan(directory, key, plan);
+  if (not_kept) notes.push_back("the plan is not kept: " + *not_kept);
+  return !not_kept;
 }
 
 std::string host_cpu_model() {

@@ -53,7 +53,10 @@ std::filesystem::path plan_cache_file(std::filesystem::path const& directory, Pl
 std::optional<CachedPlan> read_cached_plan(std::filesystem::path const& directory,
                                            PlanKey const& key, std::vector<std::string>& notes);
 
-// Keeps `plan` for `key`; false, with a line in `notes`, when it cannot be written.
+// Keeps `plan` for `key`: nullopt, or why it cannot ("cannot replace <entry>: Is a directory").
+std::optional<std::string> write_cached_plan(std::filesystem::path const& directory,
+                                             PlanKey const& key, CachedPlan const& plan);
+// The same: false, with "the plan is not kept: <why>" in `notes`, when it cannot be written.
 bool write_cached_plan(std::filesystem::path const& directory, PlanKey const& key,
                        CachedPlan const& plan, std::vector<std::string>& notes);
 

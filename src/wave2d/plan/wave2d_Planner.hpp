@@ -58,6 +58,8 @@ struct Plan {
     double from_rate = 0.0;  // GCells/s, each measured in the run
     double to_rate = 0.0;
     std::int64_t step = 0;
+    bool cache_corrected = false;  // the plan cache keeps the rates the run measured
+    std::string not_kept;          // else why it cannot; empty when no cache was asked to
   };
   std::optional<Switch> switched;
 
@@ -76,13 +78,17 @@ struct Plan {
            (cache_file.empty() || switched ? "" : ", kept in " + cache_file.string()) + then;
   }
   // "switched to kokkos-mdrange at step 48: it ran 1.23 GCells/s, kokkos-tiled 0.75"
-  // (", the plan cache corrected" when it was).
+  // (", the plan cache corrected" when it was, ", the correction is not kept: <why>" when
+  // it could not be).
   std::string switched_text() const {
     if (!switched) return {};
+    std::string const cache = switched->cache_corrected ? ", the plan cache corrected"
+                              : switched->not_kept.empty()
+                                  ? ""
+                                  : ", the correction is not kept: " + switched->not_kept;
     return "switched to " + backend + " at step " + std::to_string(switched->step) + ": it ran " +
            rate_text(switched->to_rate) + " GCells/s, " + switched->from + " " +
-           rate_text(switched->from_rate) +
-           (cache_file.empty() ? "" : ", the plan cache corrected");
+           rate_text(switched->from_rate) + cache;
   }
   // The trial's rates, fastest first: "kokkos-tiled 4.12, kokkos-mdrange 1.72 GCells/s".
   std::string ranking_text() const {

@@ -424,14 +424,19 @@ class Simulation {
       stepper_ = std::move(check_->other);
     }
     std::filesystem::path const& folder = check_->cache_directory;
-    std::vector<std::string> notes;  // the plan's own already say why a cache cannot keep it
-    if (!folder.empty() && plan.mode != PlanMode::estimate &&
-        write_cached_plan(folder, plan.key, {plan.backend, plan.ranking}, notes)) {
+    if (folder.empty() || plan.mode == PlanMode::estimate) return;
+    auto const not_kept = write_cached_plan(folder, plan.key, {plan.backend, plan.ranking});
+    if (plan.switched) {
+      plan.switched->cache_corrected = !not_kept;
+      plan.switched->not_kept = not_kept.value_or("");
+    }
+    if (!not_kept) {
       plan.cache_file = plan_cache_file(folder, plan.key);
+      return;
     }
-    for (auto& note : notes) {
-      if (std::ranges::find(plan.notes, note) == plan.notes.end()) plan.notes.push_back(note);
-    }
+    // The plan's own notes may already say why the cache cannot keep it.
+    std::string const note = "the plan is not kept: " + *not_kept;
+    if (std::ranges::find(plan.notes, note) == plan.notes.end()) plan.notes.push_back(note);
   }
 
   Receivers trace_target() const {

@@ -412,6 +412,44 @@ TEST(PlanCache, AnUnreadableOrCorruptEntryIsIgnoredWithANote) {
   EXPECT_EQ(notes.size(), 1u);
 }
 
+// Every line whole and every number read to its end, the rates there (its backend's among
+// them) and the last line ended: anything else, hand-edited or cut off, is ignored.
+TEST(PlanCache, AnEntryNotWhollyAsWrittenIsIgnored) {
+  fs::path const cache = fresh_folder("strict");
+  std::vector<std::string> notes;
+  CachedPlan const small{"kokkos-tiled", {{"kokkos-tiled", 1.25e-5}, {"kokkos-mdrange", 1e-6}}};
+  ASSERT_TRUE(write_cached_plan(cache, some_key(), small, notes));
+  auto const read = read_cached_plan(cache, some_key(), notes);
+  ASSERT_TRUE(read) << testing::PrintToString(notes);
+  ASSERT_EQ(read->ranking.size(), 2u);
+  EXPECT_DOUBLE_EQ(read->ranking[0].gcells_per_second, 1.25e-5);
+  fs::path const entry = plan_cache_file(cache, some_key());
+  std::string const head = "wave2d plan 1\nkey " + some_key().text() + "\n";
+  std::string const rated = "backend kokkos-mdrange\nrate kokkos-mdrange 2\n";
+  for (std::string const& text :
+       {head + "backend kokkos-mdrange junk\nrate kokkos-mdrange 2\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange 2abc\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange 2.5GCells\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange 2 3 4\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange  2\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange inf\n",
+        head + "backend kokkos-mdrange\nrate kokkos-mdrange 0x10\n",
+        head + "backend kokkos-mdrange\n", head + "backend kokkos-mdrange",
+        head + "backend kokkos-mdrange\nrate kokkos-tiled 2\n",
+        head + rated + "rate kokkos-tiled 1", head + rated + "rate kokkos-tiled 1.5\n\n",
+        head + "rate kokkos-mdrange 2\nbackend kokkos-mdrange\n"}) {
+    std::ofstream(entry, std::ios::trunc) << text;
+    notes.clear();
+    EXPECT_FALSE(read_cached_plan(cache, some_key(), notes)) << text;
+    ASSERT_EQ(notes.size(), 1u) << text;
+    EXPECT_TRUE(notes[0].starts_with("ignored the plan cache entry " + entry.string() + ": "))
+        << notes[0];
+  }
+  std::ofstream(entry, std::ios::trunc) << head + rated;
+  notes.clear();
+  EXPECT_TRUE(read_cached_plan(cache, some_key(), notes)) << testing::PrintToString(notes);
+}
+
 // An entry is small: one padded with rates beyond any space's backends, or rating one twice,
 // is ignored, not read (nor printed) whole.
 TEST(PlanCache, AnEntryOfTooManyRatesIsIgnored) {
@@ -464,7 +502,8 @@ Plan plan_from_cache(std::string const& folder, CachedPlan const& cached, PlanOp
 }
 
 TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
-  Plan const plan = plan_from_cache("halo", {"kokkos-tiled", {}}, {.max_fused_steps = 1});
+  Plan const plan =
+      plan_from_cache("halo", {"kokkos-tiled", {{"kokkos-tiled", 2.0}}}, {.max_fused_steps = 1});
   ASSERT_FALSE(plan.notes.empty());
   EXPECT_NE(plan.notes[0].find("'kokkos-tiled' fuses more steps per pass than the windows' "
                                "halo of 1 cell allows"),

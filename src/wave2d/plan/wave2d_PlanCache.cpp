@@ -4,10 +4,12 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
+#include <span>
 #include <system_error>
 
 #include <unistd.h>
@@ -41,6 +43,25 @@ bool is_backend_name(std::string_view name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
   }
   return true;
+}
+
+// `text`'s parts between `separator`s, empty ones included.
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    std::size_t const end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// A rate as the writer writes it: the whole field a finite number above 0.
+bool parse_rate(std::string_view field, double& gcells_per_second) {
+  char const* const end = field.data() + field.size();
+  auto const [last, error] = std::from_chars(field.data(), end, gcells_per_second);
+  return error == std::errc() && last == end && std::isfinite(gcells_per_second) &&
+         gcells_per_second > 0.0;
 }
 
 }  // namespace
@@ -96,38 +117,49 @@ std::optional<CachedPlan> read_cached_plan(fs::path const& directory, PlanKey co
   }
   std::ifstream in(path);
   if (!in) return ignored(std::strerror(errno));
-  std::string line;
-  if (!std::getline(in, line) || line != header) return ignored("not a wave2d plan");
-  if (!std::getline(in, line) || line != "key " + key.text()) {
+  std::string const text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return ignored(std::strerror(errno));
+  // As written: every line ended, one space between fields.
+  std::string_view body = text;
+  bool const ended = body.ends_with('\n');
+  if (ended) body.remove_suffix(1);
+  auto const lines = split(body, '\n');
+  if (lines[0] != header) return ignored("not a wave2d plan");
+  if (!ended) return ignored("cut off: its last line is not ended");
+  if (lines.size() < 2 || lines[1] != "key " + key.text()) {
     return ignored("made for another device, grid or version");
   }
-  CachedPlan plan;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string word;
-    fields >> word;
-    if (word == "backend") {
-      if (!plan.backend.empty()) return ignored("two backend lines");
-      fields >> plan.backend;
-    } else if (word == "rate") {
-      BackendRate rate;
-      fields >> rate.backend >> rate.gcells_per_second;
-      if (!fields || !is_backend_name(rate.backend) || !(rate.gcells_per_second > 0.0)) {
-        return ignored("a malformed rate line");
-      }
-      if (plan.ranking.size() == max_cached_rates) {
-        return ignored("more rates than a space has backends");
-      }
-      if (std::ranges::any_of(plan.ranking,
-                              [&](BackendRate const& r) { return r.backend == rate.backend; })) {
-        return ignored("a backend rated twice");
-      }
-      plan.ranking.push_back(rate);
-    } else {
-      return ignored("an unknown line");
-    }
+  auto const backend = lines.size() < 3 ? std::vector<std::string_view>() : split(lines[2], ' ');
+  if (backend.empty() || backend[0] != "backend") return ignored("no backend line after its key");
+  if (backend.size() != 2 || !is_backend_name(backend[1])) {
+    return ignored("a malformed backend line");
   }
-  if (!is_backend_name(plan.backend)) return ignored("no backend");
+  CachedPlan plan;
+  plan.backend = backend[1];
+  for (std::string_view const line : std::span(lines).subspan(3)) {
+    auto const fields = split(line, ' ');
+    if (fields[0] == "backend") return ignored("two backend lines");
+    if (fields[0] != "rate") return ignored("an unknown line");
+    BackendRate rate;
+    if (fields.size() != 3 || !is_backend_name(fields[1]) ||
+        !parse_rate(fields[2], rate.gcells_per_second)) {
+      return ignored("a malformed rate line");
+    }
+    rate.backend = fields[1];
+    if (plan.ranking.size() == max_cached_rates) {
+      return ignored("more rates than a space has backends");
+    }
+    if (std::ranges::any_of(plan.ranking,
+                            [&](BackendRate const& r) { return r.backend == rate.backend; })) {
+      return ignored("a backend rated twice");
+    }
+    plan.ranking.push_back(rate);
+  }
+  // The writer rates every candidate of the trial, its backend among them.
+  if (std::ranges::none_of(plan.ranking,
+                           [&](BackendRate const& r) { return r.backend == plan.backend; })) {
+    return ignored(plan.ranking.empty() ? "no rates" : "no rate for its backend");
+  }
   return plan;
 }
 

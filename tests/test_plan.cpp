@@ -512,6 +512,18 @@ TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
   EXPECT_NE(plan.backend, "kokkos-tiled");
 }
 
+// The sequential reference is the space's but never a candidate: so the note says, on a run
+// of no windows.
+TEST(PlanCache, ACachedReferenceIsSaidNotToBeACandidate) {
+  Plan const plan = plan_from_cache("reference", {"reference", {{"reference", 2.0}}}, {});
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("backend 'reference' is not one of auto's candidates"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_FALSE(plan.from_cache);
+  EXPECT_NE(plan.backend, "reference");
+}
+
 // A ranked backend that is not the space's (a damaged entry) is no runner-up to switch to:
 // the entry is ignored, not taken until the run fails.
 TEST(PlanCache, AnEntryRankingAnotherSpacesBackendIsIgnored) {

@@ -309,13 +309,23 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
         return planned;
       }
       std::string const& excluded = candidate(cached->backend) ? ranked->backend : cached->backend;
-      bool const of_space = has_backend<ExecutionSpace, MemorySpace>(excluded);
-      plan.notes.push_back(
-          "ignored the plan cache entry for " + plan.key.text() + ": backend '" + excluded + "' " +
-          (of_space ? "fuses more steps per pass than the windows' halo of " +
-                          std::to_string(options.max_fused_steps) +
-                          (options.max_fused_steps == 1 ? " cell allows" : " cells allows")
-                    : "is not one of this space's"));
+      auto const why = [&]() -> std::string {
+        if (!has_backend<ExecutionSpace, MemorySpace>(excluded)) {
+          return "is not one of this space's";
+        }
+        bool const candidate_but_for_halo =
+            std::ranges::any_of(detail::plan_candidates<ExecutionSpace, MemorySpace>(),
+                                [&](auto const& b) { return b.name == excluded; });
+        if (!candidate_but_for_halo) {
+          return "is not one of auto's candidates" +
+                 std::string(excluded == "reference" ? " (the sequential reference never is)" : "");
+        }
+        return "fuses more steps per pass than the windows' halo of " +
+               std::to_string(options.max_fused_steps) +
+               (options.max_fused_steps == 1 ? " cell allows" : " cells allows");
+      };
+      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() + ": backend '" +
+                           excluded + "' " + why());
     }
   }
   auto const start = std::chrono::steady_clock::now();

@@ -356,6 +356,15 @@ TEST(Plan, SummaryCountsItsCandidates) {
   EXPECT_EQ(plan.summary(), "auto chose kokkos-mdrange: measured 2 candidates in 0.500 s");
 }
 
+// Rates to at most three significant digits, whole from 100 GCells/s: as program.md says.
+TEST(Plan, RatesAreSaidToAtMostThreeSignificantDigits) {
+  EXPECT_EQ(rate_text(2.3), "2.3");
+  EXPECT_EQ(rate_text(3.0), "3");
+  EXPECT_EQ(rate_text(0.011), "0.011");
+  EXPECT_EQ(rate_text(13.84), "13.8");
+  EXPECT_EQ(rate_text(1006.4), "1006");
+}
+
 // The cache's entries, written and read without Kokkos.
 PlanKey some_key() { return {"Some CPU", "OpenMP", 4, 301, 203, "9.9.9"}; }
 

@@ -32,8 +32,8 @@
 
 namespace wave2d {
 
-// A rate of GCells/s to three significant digits, whole from 100 up: "1006", "13.8",
-// "0.0412".
+// A rate of GCells/s to at most three significant digits (trailing zeros dropped), whole from
+// 100 up: "1006", "13.8", "3", "0.0412".
 inline std::string rate_text(double gcells_per_second) {
   char text[32];
   std::snprintf(text, sizeof text, gcells_per_second >= 100.0 ? "%.0f" : "%.3g", gcells_per_second);

@@ -684,6 +684,17 @@ TEST_F(Cli, AllowUnstableRunsWhatValidationRefuses) {
   EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"out", "out/unstable.png"}));
 }
 
+// The unstable time step's error names the scene file as the user did, as every other
+// problem of the file does.
+TEST_F(Cli, AnUnstableTimeStepNamesTheFileAsGiven) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  fs::copy_file(inputs() / "unstable.toml", work() / "u.toml");
+  Result const result = wave2d("run --scene u.toml");
+  EXPECT_EQ(result.status, 2) << result.err;
+  EXPECT_TRUE(result.err.starts_with("wave2d: error: u.toml:6: time.dt: unstable time step"))
+      << result.err;
+}
+
 // Where the reference first goes non-finite: the step, its first cell in row-major
 // order, and the pair before that step.
 struct Divergence {
@@ -1248,7 +1259,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"amplitude_beyond_single_precision", "run --scene @/huge-amplitude.toml +",
                  "source 0 has amplitude 3e+38, above the", reads_a_scene_file},
         BadInput{"source_value_not_finite", "run --scene @/ricker-overflow.toml +",
-                 "source 0's value at step 5 (t = 0.0320513) is not finite in single precision",
+                 "source 0's value at step 1 (t = 0.00641026) is not finite in single precision",
                  reads_a_scene_file},
         BadInput{"dt_underflows", "run --scene @/dt-underflow.toml +",
                  "dt-underflow.toml:6: time.dt: underflows single precision to 0",

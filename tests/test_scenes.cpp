@@ -196,7 +196,7 @@ TEST(Validation, RefusesValuesSinglePrecisionCannotHold) {
   expect_refused(s, "source 0 has amplitude 3e+38, above the");
   s = good;
   s.sources[0].waveform = {Waveform::Shape::ricker, 1.0f, 1e30f, 0.0f};
-  expect_refused(s, "source 0's value at step 800 (t = 1) is not finite in single precision");
+  expect_refused(s, "source 0's value at step 1 (t = 0.00125) is not finite in single precision");
   s = good;
   s.sources[0].waveform.frequency = 1e38f;  // 2·pi·f is infinite, times t = 0 is NaN
   expect_refused(s, "source 0's value at step 0 (t = 0) is not finite");
@@ -204,6 +204,19 @@ TEST(Validation, RefusesValuesSinglePrecisionCannotHold) {
   s.t0 = 100.0f;  // 2·pi·f·t overflows
   s.sources[0].waveform.frequency = 1e36f;
   expect_refused(s, "source 0's value at step 0 (t = 100) is not finite");
+  // A Ricker wavelet whose 1 - 2a² overflows part way: the first step made that it reaches
+  // is named; a run that ends before it is valid (its steps are 0 .. steps - 1).
+  s = good;
+  s.sources[0].waveform = {Waveform::Shape::ricker, 1.0f, 8.3e18f, 0.0f};
+  std::int64_t first = 0;
+  while (std::isfinite(s.sources[0].waveform.value(time_of_step(s.t0, s.dt, first)))) ++first;
+  ASSERT_GT(first, 100);
+  ASSERT_LT(first, s.steps - 100);
+  expect_refused(s, "source 0's value at step " + std::to_string(first) + " (t = ");
+  s.steps = first;
+  EXPECT_NO_THROW(validate(s));
+  s.steps = first + 1;
+  expect_refused(s, "source 0's value at step " + std::to_string(first) + " (t = ");
   s = good;
   s.dt = 1e30f;
   s.dx = 1e-30f;

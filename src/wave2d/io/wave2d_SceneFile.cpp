@@ -347,6 +347,12 @@ class SceneFileReader {
       }
     }
     scene.name = root.get_or<std::string>("name", path_.stem().string());
+    // It names the outputs, whose names and temporaries must fit a file name's 255 bytes.
+    constexpr std::size_t max_name = 128;
+    if (root.get<std::string>("name") && scene.name.size() > max_name) {
+      root.fail("name",
+                "is longer than " + std::to_string(max_name) + " bytes (it names the outputs)");
+    }
     read_grid(root, base.has_value(), scene);
     read_medium(root.section("medium"), scene);
     read_damping(root.section("damping"), scene);
@@ -788,6 +794,7 @@ SceneFile read_scene_text(std::string_view text, std::filesystem::path const& pa
   }
   SceneFileReader reader(path, options);
   SceneFile file{reader.read(Table(path, document, nullptr, "")), {path}, reader.time_step_key()};
+  file.time_step_key.file = path;
   file.files.insert(file.files.end(), reader.masks_read().begin(), reader.masks_read().end());
   // Absolute: a caller that changes its working folder still knows them (and refuses to
   // write over them).
@@ -809,7 +816,9 @@ void validate(Scene const& scene, SceneFileKey const& key,
     validate(scene, options);
   } catch (UnstableTimeStep const& e) {
     if (key.path.empty() || files.empty()) throw;
-    throw UnstableTimeStep(located(files.front(), key.line, key.path, e.what()), e.courant());
+    throw UnstableTimeStep(
+        located(key.file.empty() ? files.front() : key.file, key.line, key.path, e.what()),
+        e.courant());
   }
 }
 

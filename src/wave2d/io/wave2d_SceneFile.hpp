@@ -32,6 +32,7 @@ struct SceneFileOptions {
 struct SceneFileKey {
   std::string path;
   std::uint32_t line = 0;
+  std::filesystem::path file;  // as its reader was given it, for messages
 };
 
 struct SceneFile {

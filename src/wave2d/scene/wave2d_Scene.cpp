@@ -113,7 +113,9 @@ double float_spacing(double value) {
 
 // A waveform's float expression grows with |t| and |t - delay| (sine: its argument;
 // ricker: a, a² and amplitude·(1 − 2a²)), so it is finite at every step of a range when
-// it is finite at the range's first and last steps.
+// it is finite at the range's first and last steps, and where it is not at the last, the
+// steps where it is not are the range's end from the first of them on. The steps made are
+// 0 .. steps − 1, each at its own t.
 void validate_source_values(Scene const& scene, std::size_t i) {
   Waveform const& w = scene.sources.at(i).waveform;
   if (!std::isfinite(w.amplitude) || !std::isfinite(w.frequency) || !std::isfinite(w.delay)) {
@@ -124,13 +126,23 @@ void validate_source_values(Scene const& scene, std::size_t i) {
          ", above the " + number_text(max_source_amplitude) +
          " that leaves the stencil's sums room in single precision");
   }
-  for (std::int64_t step : {std::int64_t(0), scene.steps}) {
-    float const t = time_of_step(scene.t0, scene.dt, step);
-    if (!std::isfinite(w.value(t))) {
-      fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
-           " (t = " + number_text(t) + ") is not finite in single precision");
-    }
+  auto const finite_at = [&](std::int64_t step) {
+    return std::isfinite(w.value(time_of_step(scene.t0, scene.dt, step)));
+  };
+  auto const refuse = [&](std::int64_t step) {
+    fail("source " + std::to_string(i) + "'s value at step " + std::to_string(step) +
+         " (t = " + number_text(time_of_step(scene.t0, scene.dt, step)) +
+         ") is not finite in single precision");
+  };
+  if (!finite_at(0)) refuse(0);
+  std::int64_t const last = std::max<std::int64_t>(scene.steps - 1, 0);
+  if (finite_at(last)) return;
+  std::int64_t finite = 0, not_finite = last;  // the first step that is not: (finite, not_finite]
+  while (not_finite - finite > 1) {
+    std::int64_t const middle = finite + (not_finite - finite) / 2;
+    (finite_at(middle) ? finite : not_finite) = middle;
   }
+  refuse(not_finite);
 }
 
 // t(n) = fl(t0 + fl(n·dt)) grows by the exact dt less two roundings: the product's, and
@@ -147,8 +159,9 @@ void validate_time_axis(Scene const& scene) {
   double const t_max = std::max(std::fabs(double(scene.t0)), std::fabs(double(t_last)));
   double const lost = float_spacing(product) + (scene.t0 != 0.0f ? float_spacing(t_max) : 0.0);
   if (!(double(scene.dt) > lost)) {
+    float const t_far = std::fabs(scene.t0) >= std::fabs(t_last) ? scene.t0 : t_last;
     fail(step + " does not change t = t0 + n*dt in single precision: t reaches " +
-         number_text(scene.t0 != 0.0f ? t_max : product) + " by step " + std::to_string(last) +
+         number_text(scene.t0 != 0.0f ? t_far : product) + " by step " + std::to_string(last) +
          ", where its values lie " +
          number_text(scene.t0 != 0.0f ? float_spacing(t_max) : float_spacing(product)) + " apart");
   }

@@ -121,8 +121,9 @@ std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& windo
 // size, sources outside the grid, sharing a cell or more than max_sources of them (a source
 // on the border or a wall is the rule's: held at 0), receivers outside the grid, more
 // than max_receivers of them, or names that are not unique or not [A-Za-z0-9_.-]+, an unstable time
-// step (an UnstableTimeStep, unless allowed), a κ or a source value (over steps 0 .. scene.steps)
-// that single precision cannot hold. Nothing when options.validated says the caller did.
+// step (an UnstableTimeStep, unless allowed), a κ or a source value (at the steps made, 0 ..
+// scene.steps − 1) that single precision cannot hold. Nothing when options.validated says the
+// caller did.
 void validate(Scene const& scene, ValidationOptions const& options = {});
 
 // Parts of validate() about what several values give together, for a reader that names
@@ -133,7 +134,8 @@ void validate_time_axis(Scene const& scene);
 // The stability bound, and κ = (c·dt/dx)² of the fastest and slowest cells within single
 // precision's normal numbers (a κ that rounds to 0 would freeze the wave).
 void validate_kappa(Scene const& scene, ValidationOptions const& options = {});
-// Source i's value finite at steps 0 and scene.steps, its amplitude within max_source_amplitude.
+// Source i's value finite at every step made, 0 .. scene.steps − 1 (the first step where it
+// is not named), its amplitude within max_source_amplitude.
 void validate_source_values(Scene const& scene, std::size_t i);
 
 // std::invalid_argument unless `window` is a valid window of the scene's grid.

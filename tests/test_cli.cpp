@@ -112,6 +112,9 @@ class Cli : public ::testing::Test {
                "waveform = \"ricker\"\nfrequency = 1e30\n");
     write_text(inputs() / "long-name.toml", "name = \"" + std::string(250, 'n') + "\"\n" +
                                                 scene_file("nx = 40\nny = 30", "steps = 5"));
+    // Named by its file: 250 bytes of stem.
+    write_text(inputs() / (std::string(250, 'n') + ".toml"),
+               scene_file("nx = 40\nny = 30", "steps = 5"));
     std::string light;
     for (int i = 0; i < 40 * 30; ++i) light += "1 ";
     write_text(inputs() / "walls.pgm", "P2\n40 30\n1\n" + light + "\n");
@@ -1339,7 +1342,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"npy_temporary_name_too_long",
                  "run --scene double-slit-small --save-npy " + std::string(246, 'f') + ".npy",
                  "of its temporary is longer than the 255 bytes a name may have"},
-        BadInput{"scene_name_too_long_for_the_image", "run --scene @/long-name.toml",
+        BadInput{"scene_name_too_long", "run --scene @/long-name.toml",
+                 "long-name.toml:1: name: is longer than 128 bytes (it names the outputs)",
+                 reads_a_scene_file},
+        BadInput{"scene_file_name_too_long_for_the_image",
+                 "run --scene @/" + std::string(250, 'n') + ".toml",
                  "of its temporary is longer than the 255 bytes a name may have",
                  reads_a_scene_file},
         BadInput{"output_directory_name_too_long",

@@ -627,8 +627,8 @@ TEST_F(Cli, FramesEveryKStepsAndTheLastThenAVideo) {
   EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out;
   std::string const arguments = read_file(inputs() / "ffmpeg-arguments");
   for (auto part : {"-framerate 30", "-f image2 -pattern_type glob",
-                    "double-slit-small.[0-9][0-9][0-9][0-9][0-9][0-9].png", "pad=", "-c:v libx264",
-                    "-pix_fmt yuv420p"}) {
+                    "double-slit-small.[0-9][0-9][0-9][0-9][0-9][0-9].png",
+                    "pad=", "-c:v libx264 -threads 4", "-pix_fmt yuv420p"}) {
     EXPECT_TRUE(contains(arguments, part)) << part << " in\n" << arguments;
   }
 }
@@ -644,6 +644,14 @@ TEST_F(Cli, FfmpegMakesTheVideoOfEveryFrame) {
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(contains(result.out, "wrote o/double-slit-small.mp4")) << result.out << result.err;
   EXPECT_FALSE(contains(result.err, "warning")) << result.err;
+  // The same bytes on one core as on all of them (x264 writes its thread count).
+  if (std::system("command -v taskset > /dev/null 2>&1") == 0) {
+    Result const one_core = wave2d(
+        "run --scene double-slit-small --steps 20 --frames-every 5 --output one", "taskset -c 0");
+    ASSERT_EQ(one_core.status, 0) << one_core.err;
+    EXPECT_EQ(read_file(work() / "one/double-slit-small.mp4"),
+              read_file(work() / "o/double-slit-small.mp4"));
+  }
   if (std::system("command -v ffprobe > /dev/null 2>&1") != 0) return;
   std::string const count = (work() / "frames").string();
   ASSERT_EQ(std::system(("ffprobe -v error -count_frames -select_streams v:0 -show_entries "

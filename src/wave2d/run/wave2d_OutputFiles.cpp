@@ -520,6 +520,8 @@ VideoOutcome make_video(OutputFiles const& files, FrameSteps const& steps,
                                           "pad=ceil(iw/2)*2:ceil(ih/2)*2",
                                           "-c:v",
                                           "libx264",
+                                          "-threads",  // else the bytes follow the cores
+                                          "4",
                                           "-pix_fmt",
                                           "yuv420p",
                                           "-f",

@@ -626,40 +626,70 @@ TEST_F(CliResume, TheVideoOfAResumedRunTakesTheEarlierFrames) {
   EXPECT_FALSE(fs::exists(arguments)) << "ffmpeg ran";
 }
 
-// A finished run continued to more steps in its folder: its last frame, at no multiple of
-// --frames-every, is one of the continued run's frames (written again, the same bytes, or
-// made where the earlier run stopped there), and the video shows it between the others.
-TEST_F(CliResume, ARunContinuedInItsFolderKeepsItsLastFrameInTheVideo) {
+// A finished run continued to more steps in its folder, once and again: the last frames of
+// the runs it continues, at no multiple of --frames-every, are in its video. A run stopped
+// there wrote no such frame: its video is an uninterrupted run's.
+TEST_F(CliResume, ARunContinuedInItsFolderKeepsTheEarlierLastFramesInTheVideo) {
   if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
   fs::path const arguments = root_.path() / "ffmpeg-arguments";
   std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
   std::vector<std::string> const frames = {"--frames-every", "10", "--checkpoint-every", "10",
                                            "f.ck"};
   ASSERT_EQ(wave2d(resume_run("25", frames), {.path = path}).status, 0);
-  std::string const last_frame = read_file(work() / "o/double-slit-small.000025.png");
   fs::copy_file(work() / "f.ck", work() / "at25.ck");
   std::vector<std::string> resume = frames;
   resume.insert(resume.end(), {"--resume", "f.ck"});
-  Result const continued = wave2d(resume_run("40", resume), {.path = path});
+  Result const continued = wave2d(resume_run("33", resume), {.path = path});
   ASSERT_EQ(continued.status, 0) << continued.err;
   EXPECT_TRUE(contains(continued.out,
-                       "wrote 3 frames o/double-slit-small.000025.png .. "
-                       "double-slit-small.000040.png"))
+                       "wrote 2 frames o/double-slit-small.000030.png .. "
+                       "double-slit-small.000033.png"))
       << continued.out;
-  EXPECT_EQ(read_file(work() / "o/double-slit-small.000025.png"), last_frame);
-  std::vector<std::string> const video = {
-      "double-slit-small.000000.png", "double-slit-small.000010.png",
-      "double-slit-small.000020.png", "double-slit-small.000025.png",
-      "double-slit-small.000030.png", "double-slit-small.000040.png"};
-  EXPECT_EQ(frames_ffmpeg_reads(arguments), video);
-  // A run that stopped at step 25 wrote no frame there: the continued run makes it.
-  fs::remove(work() / "o/double-slit-small.000025.png");
-  fs::remove(arguments);
-  Result const again =
-      wave2d(resume_run("40", {"--frames-every", "10", "--resume", "at25.ck"}), {.path = path});
+  Result const again = wave2d(resume_run("50", resume), {.path = path});
   ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_EQ(read_file(work() / "o/double-slit-small.000025.png"), last_frame);
-  EXPECT_EQ(frames_ffmpeg_reads(arguments), video);
+  EXPECT_EQ(
+      frames_ffmpeg_reads(arguments),
+      (std::vector<std::string>{"double-slit-small.000000.png", "double-slit-small.000010.png",
+                                "double-slit-small.000020.png", "double-slit-small.000025.png",
+                                "double-slit-small.000030.png", "double-slit-small.000033.png",
+                                "double-slit-small.000040.png", "double-slit-small.000050.png"}));
+  // Stopped at step 25 instead: no frame there, the frames of a run never stopped.
+  for (std::string const step : {"25", "30", "33", "40", "50"}) {
+    fs::remove(work() / ("o/double-slit-small.0000" + step + ".png"));
+  }
+  fs::remove(arguments);
+  Result const resumed =
+      wave2d(resume_run("50", {"--frames-every", "10", "--resume", "at25.ck"}), {.path = path});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_FALSE(fs::exists(work() / "o/double-slit-small.000025.png"));
+  EXPECT_EQ(
+      frames_ffmpeg_reads(arguments),
+      (std::vector<std::string>{"double-slit-small.000000.png", "double-slit-small.000010.png",
+                                "double-slit-small.000020.png", "double-slit-small.000030.png",
+                                "double-slit-small.000040.png", "double-slit-small.000050.png"}));
+}
+
+// A run stopped while ffmpeg ran, resumed at its end: no step to run, but its checkpoint and
+// its video. So too a run of 0 steps has its checkpoint.
+TEST_F(CliResume, ARunResumedAtItsEndMakesItsVideoAndCheckpoint) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no frames";
+  fs::path const arguments = root_.path() / "ffmpeg-arguments";
+  std::string const path = fake_ffmpeg(root_.path() / "bin", arguments);
+  ASSERT_EQ(wave2d(resume_run("20", {"--frames-every", "10", "--checkpoint-every", "10", "e.ck"}),
+                   {.path = "/nonexistent"})
+                .status,
+            0);
+  ASSERT_FALSE(fs::exists(work() / "o/double-slit-small.mp4"));
+  Result const resumed = wave2d(resume_run("20", {"--frames-every", "10", "--resume", "e.ck",
+                                                  "--checkpoint-every", "10", "e.ck"}),
+                                {.path = path});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(contains(resumed.out, "wrote o/double-slit-small.mp4")) << resumed.out;
+  EXPECT_TRUE(contains(resumed.out, "checkpoint     e.ck, step 20")) << resumed.out;
+  Result const none = wave2d(resume_run("0", {"--checkpoint-every", "10", "z.ck"}));
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_TRUE(contains(none.out, "checkpoint     z.ck, step 0")) << none.out;
+  EXPECT_EQ(read_checkpoint(work() / "z.ck").step, 0);
 }
 
 // 20 GB that are not there, refused at once where reading them would take long: a file

@@ -194,12 +194,14 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
     int const least = run.processes().group().minimum(mine != 0 ? mine : INT_MAX);
     signals.end_by(mine != 0 ? mine : least);
   }
-  if (!root || result.step == result.first_step) return;
-  std::ostringstream time, rate;
-  time << std::setprecision(4) << result.seconds << " s";
-  rate << std::setprecision(4) << result.gcells_per_second() << " GCells/s";
-  print_line("time", time.str());
-  print_line("throughput", rate.str());
+  if (!root) return;
+  if (result.step != result.first_step) {
+    std::ostringstream time, rate;
+    time << std::setprecision(4) << result.seconds << " s";
+    rate << std::setprecision(4) << result.gcells_per_second() << " GCells/s";
+    print_line("time", time.str());
+    print_line("throughput", rate.str());
+  }
   if (result.checkpoint) {
     print_line("checkpoint", result.checkpoint->string() + ", step " + std::to_string(result.step));
   }

@@ -50,22 +50,21 @@ struct OutputFiles {
   std::filesystem::path receivers(std::string_view extension) const;
 };
 
-// The steps of a run's frames: 0, every `every`-th, the last and the step resumed, whether
-// this run or the one it resumed stepped there. The step resumed is where the run it resumed
-// ended: its last frame, which the continued run's video shows too.
+// The steps of a run's frames: 0, every `every`-th and the last, whether this run or the one
+// it resumed stepped there; and for a run resumed at step `resumed`, any frame of a step up
+// to it: the last frames of the runs it continues, which ended at other steps.
 struct FrameSteps {
   std::int64_t every = 1;
   std::int64_t last = 0;
   std::int64_t resumed = 0;
 
   bool contains(std::int64_t step) const {
-    return step >= 0 && step <= last && (step % every == 0 || step == last || step == resumed);
+    return step >= 0 && step <= last && (step % every == 0 || step == last || step <= resumed);
   }
-  // The frame after `step`, a frame before the last.
+  // The step after `step`, one before the last, where a frame is due.
   std::int64_t next(std::int64_t step) const {
     std::int64_t const base = step - step % every;
-    std::int64_t const due = every > last - base ? last : base + every;
-    return step < resumed && resumed < due ? resumed : due;
+    return every > last - base ? last : base + every;
   }
 };
 

@@ -476,17 +476,21 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
       if (processes.root()) images.write_picture(images.image(), picture, scene);
     });
     tell(result, listener, {"picture", {images.image()}, images.image().string()});
-    if (frames > 0) {
-      std::string text =
-          detail::counted(frames, "frame") + " " + images.frame(first_frame).string();
-      if (frames > 1) text += " .. " + images.frame(checked_.steps).filename().string();
+    // A run resumed at its end writes no frame, but its video (one stopped while ffmpeg
+    // ran has the frames for it).
+    if (pictures->frames_every && (frames > 0 || result.step == checked_.steps)) {
       detail::FrameSteps const steps{*pictures->frames_every, checked_.steps, result.first_step};
-      std::vector<fs::path> written;
-      for (std::int64_t step = first_frame;; step = steps.next(step)) {
-        written.push_back(images.frame(step));
-        if (step == checked_.steps) break;
+      if (frames > 0) {
+        std::string text =
+            detail::counted(frames, "frame") + " " + images.frame(first_frame).string();
+        if (frames > 1) text += " .. " + images.frame(checked_.steps).filename().string();
+        std::vector<fs::path> written;
+        for (std::int64_t step = first_frame;; step = steps.next(step)) {
+          written.push_back(images.frame(step));
+          if (step == checked_.steps) break;
+        }
+        tell(result, listener, {"frames", std::move(written), text});
       }
-      tell(result, listener, {"frames", std::move(written), text});
       if (pictures->video) {
         detail::VideoOutcome video;
         bool stopped = false;
@@ -557,18 +561,12 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
     if (picture && frames++ == 0) first_frame = now;
     if (picture || hdf5) write_frame(picture ? &*images : nullptr, hdf5 ? h5_frames : nullptr);
   };
-  // A resumed run's earlier pictures are the run it resumed's, but for the step resumed
-  // where no period gives it (detail::FrameSteps): the last frame of a run that ended there,
-  // or none of one that stopped. Its HDF5 file is its own, from the step resumed on, as an
-  // uninterrupted run's has them.
+  // A resumed run's earlier pictures are the run it resumed's; its HDF5 file is its own,
+  // from the step resumed on, as an uninterrupted run's has them.
   if (local.steps_done() == 0) {
     frames_due(true);
-  } else {
-    std::int64_t const now = local.steps_done();
-    bool const picture = images && !detail::is_due(pictures->frames_every, now, end);
-    bool const hdf5 = h5_frames && detail::is_due(h5_output->frames_every, now, end);
-    if (picture && frames++ == 0) first_frame = now;
-    if (picture || hdf5) write_frame(picture ? &*images : nullptr, hdf5 ? h5_frames : nullptr);
+  } else if (h5_frames && detail::is_due(h5_output->frames_every, local.steps_done(), end)) {
+    write_frame(nullptr, h5_frames);
   }
 
   detail::LastFinite<ExecutionSpace> last_finite(space_, part);
@@ -636,6 +634,10 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
       result.stopped = true;
       return result;
     }
+  }
+  // A run of no steps (resumed at its end, or of 0 steps) has its checkpoint too.
+  if (checkpoints && checkpointed != local.steps_done()) {
+    write_checkpoint(*checkpoints, result, listener);
   }
   write_results(h5 ? &*h5 : nullptr, result, listener, first_frame, frames);
   return result;

@@ -470,6 +470,14 @@ TEST_F(CliOutputs, AStrayFrameIsRefusedBeforeTheRun) {
       wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
       "'o/double-slit-small.000015.png' is named as the run's frames are, but is not one: ffmpeg "
       "would put it in the video (remove it, or give --output another folder)");
+  // All of them counted, the first by name.
+  write_text(work() / "o/double-slit-small.000005.png", "another");
+  write_text(work() / "o/double-slit-small.000025.png", "and another");
+  expect_refused_first(
+      wave2d(small_run({"--frames-every", "10", "--output", "o"}, "20")),
+      "'o/double-slit-small.000005.png' and 2 more files are named as the run's frames are, but "
+      "are not its frames: ffmpeg would put them in the video (remove them, or give --output "
+      "another folder)");
 }
 
 std::uint32_t big_endian_32(std::string const& bytes, std::size_t at) {

@@ -273,19 +273,30 @@ void check_no_stray_frames(RunFiles const& files) {
                                     ? "give " + files.images_label + " another folder"
                                     : "write the pictures to another folder";
   std::error_code error;
+  std::vector<fs::path> strays;  // all of them counted: removing one shows the next
   for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
        entry.increment(error)) {
     auto const step = files.images->frame_step(entry->path().filename().string());
-    if (step && !files.frames->contains(*step)) {
-      throw OutputError("'" + entry->path().string() +
-                        "' is named as the run's frames are, but is not one: ffmpeg would put it "
-                        "in the video (remove it, or " +
-                        elsewhere + ")");
-    }
-    if (step && !fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
+    if (step && !files.frames->contains(*step)) strays.push_back(entry->path());
+    if (step && files.frames->contains(*step) &&
+        !fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
       probe_output(entry->path());
     }
   }
+  if (strays.empty()) return;
+  std::ranges::sort(strays);
+  std::string const first = "'" + strays.front().string() + "'";
+  if (strays.size() == 1) {
+    throw OutputError(first +
+                      " is named as the run's frames are, but is not one: ffmpeg would put it "
+                      "in the video (remove it, or " +
+                      elsewhere + ")");
+  }
+  throw OutputError(first + " and " + std::to_string(strays.size() - 1) +
+                    (strays.size() == 2 ? " more file" : " more files") +
+                    " are named as the run's frames are, but are not its frames: ffmpeg would "
+                    "put them in the video (remove them, or " +
+                    elsewhere + ")");
 }
 
 // How a message names an output: its label and path ("--save-npy 'f.npy'").

@@ -156,14 +156,14 @@ void validate_time_axis(Scene const& scene) {
     fail(step + " takes t = t0 + n*dt beyond single precision by step " + std::to_string(last));
   }
   double const product = double(float(last) * scene.dt);
-  double const t_max = std::max(std::fabs(double(scene.t0)), std::fabs(double(t_last)));
-  double const lost = float_spacing(product) + (scene.t0 != 0.0f ? float_spacing(t_max) : 0.0);
+  // The end of largest |t|, whose rounding loses the most; the product's alone when t0 is 0.
+  double const t_far = std::fabs(scene.t0) >= std::fabs(t_last) ? scene.t0 : t_last;
+  double const lost = float_spacing(product) + (scene.t0 != 0.0f ? float_spacing(t_far) : 0.0);
   if (!(double(scene.dt) > lost)) {
-    float const t_far = std::fabs(scene.t0) >= std::fabs(t_last) ? scene.t0 : t_last;
+    double const shown = scene.t0 != 0.0f ? t_far : product;
     fail(step + " does not change t = t0 + n*dt in single precision: t reaches " +
-         number_text(scene.t0 != 0.0f ? t_far : product) + " by step " + std::to_string(last) +
-         ", where its values lie " +
-         number_text(scene.t0 != 0.0f ? float_spacing(t_max) : float_spacing(product)) + " apart");
+         number_text(shown) + " by step " + std::to_string(last) + ", where its values lie " +
+         number_text(float_spacing(shown)) + " apart");
   }
 }
 

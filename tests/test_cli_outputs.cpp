@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -262,7 +263,17 @@ TEST_F(CliOutputs, AnHdf5FileWithAColonInItsNameIsRefusedBeforeTheRun) {
   expect_refused_first(wave2d(small_run({"--save-h5", "run\x01.h5"})),
                        "--save-h5 'run\\x01.h5': its XDMF sidecar could not name a file with a "
                        "control character in its name (XML has no place for one)");
+  // The sidecar is read as UTF-8: a Latin-1 name, and U+FFFE, which XML does not allow.
+  for (std::string const name : {"caf\xe9.h5", "run\xef\xbf\xbe.h5"}) {
+    expect_refused_first(wave2d(small_run({"--save-h5", name})),
+                         "--save-h5 '" + name +
+                             "': its XDMF sidecar could not name a file whose name is not text "
+                             "XML can hold (UTF-8, no U+FFFE or U+FFFF)");
+  }
   EXPECT_TRUE(work_contents().empty());
+  // UTF-8 names are written as they are.
+  ASSERT_EQ(wave2d(small_run({"--save-h5", "caf\xc3\xa9.h5"})).status, 0);
+  EXPECT_NE(read_file(work() / "caf\xc3\xa9.h5.xmf").find("caf\xc3\xa9.h5:/"), std::string::npos);
 }
 
 // The same run a few seconds later writes the same HDF5 file and checkpoint, byte for byte:
@@ -518,6 +529,24 @@ TEST_F(CliOutputs, PicturesSaturateAtTheScaleTheirColourBarGives) {
                          "--scale: expected a positive amplitude or auto, got '" + bad +
                              "' (see wave2d run --help)");
   }
+}
+
+// Frames scaled one by one have one size, so that the video shows each whole: the zeros of
+// step 0 (labelled "1") and the later fields (labels such as "0.123") alike.
+TEST_F(CliOutputs, FramesScaledOneByOneHaveOneSize) {
+  if (!can_write_png) GTEST_SKIP() << "built without libpng: no images";
+  Result const result =
+      wave2d(small_run({"--output", "o", "--frames-every", "50", "--scale", "auto"}, "150"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::set<std::uint32_t> widths;
+  for (std::string const step : {"000000", "000050", "000100", "000150"}) {
+    std::string const png = read_file(work() / "o" / ("double-slit-small." + step + ".png"));
+    ASSERT_GT(png.size(), 24u) << step;
+    widths.insert(big_endian_32(png, 16));
+  }
+  EXPECT_EQ(widths.size(), 1u);
+  std::string const last = read_file(work() / "o" / "double-slit-small.png");
+  EXPECT_EQ(big_endian_32(last, 16), *widths.begin());
 }
 
 // Checkpoints of double-slit-small, written by the program: at step 10 in work()/ck.

@@ -91,6 +91,19 @@ TEST(ColourBar, ATinyFieldGetsRoomForItsLabels) {
   EXPECT_EQ(pixel_at(image, 0, 5), (Rgb{255, 255, 255}));  // below the field
 }
 
+// Room for any scale's labels: pictures of one field size, each at its own scale, have one
+// size, as wide as the widest labels.
+TEST(ColourBar, RoomForAnyScaleGivesOneSize) {
+  std::vector<float> const u(40 * 30, 0.0f);
+  std::int32_t const widest =
+      render_field_with_colour_bar(u, {}, 40, 30, 1.23e-5f, LabelRoom::fitted).width;
+  for (float const scale : {1.0f, 0.25f, 1.23e-5f, 1.23e-4f, 3e38f}) {
+    RgbImage const image = render_field_with_colour_bar(u, {}, 40, 30, scale, LabelRoom::any_scale);
+    EXPECT_EQ(image.width, widest) << scale;
+    EXPECT_LE(render_field_with_colour_bar(u, {}, 40, 30, scale).width, widest) << scale;
+  }
+}
+
 TEST(Png, CarriesItsTextChunks) {
   if (!has_libpng) GTEST_SKIP() << without_libpng;
   TemporaryDirectory directory;
@@ -100,6 +113,21 @@ TEST(Png, CarriesItsTextChunks) {
   EXPECT_NE(png.find(std::string("tEXtwave2d scale\0000.5", 20)), std::string::npos);
   EXPECT_THROW(write_png(directory.path() / "q.png", rgb, 2, 2, {{"", "no keyword"}}),
                std::invalid_argument);
+}
+
+// tEXt holds Latin-1 and no control characters but line feeds: other text goes as iTXt,
+// UTF-8, with U+FFFD for a control character (here a bell) and for bytes that are no UTF-8
+// (here a Latin-1 'é').
+TEST(Png, WritesOtherTextAsUtf8) {
+  if (!has_libpng) GTEST_SKIP() << without_libpng;
+  TemporaryDirectory directory;
+  std::vector<std::uint8_t> const rgb(3 * 2 * 2, 255);
+  write_png(directory.path() / "p.png", rgb, 2, 2, {{"Description", "w\xc3\xa4ve\x07\xe9\nok"}});
+  std::string const png = read_file(directory.path() / "p.png");
+  std::string const itxt =
+      std::string("iTXtDescription\0\0\0\0\0", 20) + "w\xc3\xa4ve\xef\xbf\xbd\xef\xbf\xbd\nok";
+  EXPECT_NE(png.find(itxt), std::string::npos);
+  EXPECT_EQ(png.find("tEXtDescription"), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 #include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
+
+#include <wave2d/io/detail/wave2d_Utf8.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 
 #if defined(WAVE2D_HAVE_HDF5)
@@ -22,6 +24,22 @@ namespace fs = std::filesystem;
 
 fs::path xdmf_path(fs::path const& file) { return fs::path(file.string() + ".xmf"); }
 
+namespace {
+
+// Whether `text` is UTF-8 of characters XML 1.0 allows beside control characters: the
+// sidecar declares no encoding, so XML reads it as UTF-8, and U+FFFE and U+FFFF are no XML
+// characters.
+bool is_xml_utf8(std::string_view text) {
+  for (std::size_t at = 0; at < text.size();) {
+    auto const c = detail::utf8_char_at(text, at);
+    if (!c || c->code == 0xfffe || c->code == 0xffff) return false;
+    at += c->length;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<std::string> sidecar_naming_problem(fs::path const& file) {
   std::string const name = file.filename().string();
   if (name.find(':') != std::string::npos) {
@@ -31,6 +49,10 @@ std::optional<std::string> sidecar_naming_problem(fs::path const& file) {
   if (std::ranges::any_of(name, [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
     return "its XDMF sidecar could not name a file with a control character in its name (XML "
            "has no place for one)";
+  }
+  if (!is_xml_utf8(name)) {
+    return "its XDMF sidecar could not name a file whose name is not text XML can hold (UTF-8, "
+           "no U+FFFE or U+FFFF)";
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #include <wave2d/io/wave2d_Output.hpp>
 
 #include <wave2d/io/detail/wave2d_DigitFont.hpp>
+#include <wave2d/io/detail/wave2d_Utf8.hpp>
 
 #include <algorithm>
 #include <array>
@@ -206,6 +207,23 @@ void write_to_stream(png_structp png, png_bytep data, png_size_t size) {
 }
 
 void flush_stream(png_structp png) { static_cast<std::ostream*>(png_get_io_ptr(png))->flush(); }
+
+// `text` for an iTXt chunk: UTF-8, with U+FFFD for what is no UTF-8 and for control
+// characters but line feeds.
+std::string png_utf8_text(std::string_view text) {
+  std::string utf8;
+  for (std::size_t at = 0; at < text.size();) {
+    auto const c = detail::utf8_char_at(text, at);
+    bool const control = c && (c->code < 0x20 || (c->code >= 0x7f && c->code < 0xa0));
+    if (c && (!control || c->code == '\n')) {
+      utf8.append(text.substr(at, c->length));
+    } else {
+      utf8 += "\xef\xbf\xbd";
+    }
+    at += c ? c->length : 1;
+  }
+  return utf8;
+}
 
 // Holds no object with a destructor, so that libpng's longjmp skips none. Returns
 // false, with libpng's message in `error`, when libpng fails.
@@ -723,12 +741,13 @@ std::string colour_bar_label(float value) {
 }
 
 RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
-                                      std::int32_t nx, std::int32_t ny, float scale) {
-  return with_colour_bar(render_field(u, walls, nx, ny, scale), nx, ny, scale);
+                                      std::int32_t nx, std::int32_t ny, float scale,
+                                      LabelRoom room) {
+  return with_colour_bar(render_field(u, walls, nx, ny, scale), nx, ny, scale, room);
 }
 
 RgbImage with_colour_bar(std::span<std::uint8_t const> field, std::int32_t nx, std::int32_t ny,
-                         float scale) {
+                         float scale, LabelRoom room) {
   check_size(field.size(), 3 * cells_of(nx, ny, "wave2d::with_colour_bar"),
              "wave2d::with_colour_bar", "the picture");
   check_scale(scale, "wave2d::with_colour_bar");
@@ -736,7 +755,8 @@ RgbImage with_colour_bar(std::span<std::uint8_t const> field, std::int32_t nx, s
   int const gap = 2 * size;
   int const bar = 4 * size;  // inside its frame of one black pixel
   std::string const labels[] = {colour_bar_label(scale), "0", colour_bar_label(-scale)};
-  int label_width = 0;
+  // "%.3g" of a negative float takes at most 9 characters ("-1.23e-05", "-0.000123").
+  int label_width = room == LabelRoom::any_scale ? detail::text_width("-1.23e-05", size) : 0;
   for (auto const& label : labels)
     label_width = std::max(label_width, detail::text_width(label, size));
   std::int64_t const width = std::int64_t(nx) + gap + bar + 2 + gap + label_width + gap;
@@ -789,11 +809,21 @@ void write_png(fs::path const& path, std::span<std::uint8_t const> rgb, std::int
 #if defined(WAVE2D_HAVE_PNG)
   // libpng copies the texts: these point into `text`, which outlives the call.
   std::vector<png_text> chunks(text.size());
+  std::vector<std::string> texts(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+    bool const plain = std::ranges::all_of(
+        text[i].text, [](char c) { return (c >= 0x20 && c < 0x7f) || c == '\n'; });
+    texts[i] = plain ? text[i].text : png_utf8_text(text[i].text);
+    chunks[i].compression = plain ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
     chunks[i].key = const_cast<char*>(text[i].keyword.c_str());
-    chunks[i].text = const_cast<char*>(text[i].text.c_str());
-    chunks[i].text_length = text[i].text.size();
+    chunks[i].text = texts[i].data();
+    if (plain) {
+      chunks[i].text_length = texts[i].size();
+    } else {
+      chunks[i].itxt_length = texts[i].size();
+      chunks[i].lang = nullptr;
+      chunks[i].lang_key = nullptr;
+    }
   }
   write_stream_atomically(path, [&](std::ostream& out) {
     PngMessage error{};

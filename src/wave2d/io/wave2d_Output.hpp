@@ -191,15 +191,20 @@ struct RgbImage {
   std::int32_t height = 0;
 };
 
+// The room beside a colour bar: as wide as its labels, or as the widest label of any scale,
+// so that pictures each scaled to its own field (a video's frames) have one size.
+enum class LabelRoom { fitted, any_scale };
+
 // render_field()'s picture with a colour bar on its right, from +scale (red, at the top)
 // through 0 (white) to -scale (blue), and its three values written beside it in a 3 x 5
 // pixel font of digits, '.', '-', '+' and 'e', enlarged with the picture.
 RgbImage render_field_with_colour_bar(std::span<float const> u, std::span<std::uint8_t const> walls,
-                                      std::int32_t nx, std::int32_t ny, float scale);
+                                      std::int32_t nx, std::int32_t ny, float scale,
+                                      LabelRoom room = LabelRoom::fitted);
 
 // The same colour bar beside a picture already drawn at `scale` (nx x ny RGB8 pixels).
 RgbImage with_colour_bar(std::span<std::uint8_t const> picture, std::int32_t nx, std::int32_t ny,
-                         float scale);
+                         float scale, LabelRoom room = LabelRoom::fitted);
 
 // How render_field_with_colour_bar() writes a scale: "%.3g" ("1", "0.25", "1.5e-05").
 std::string colour_bar_label(float value);
@@ -212,13 +217,15 @@ inline constexpr bool can_write_png =
     false;
 #endif
 
-// A PNG tEXt chunk: a keyword of 1 to 79 Latin-1 characters, and its text.
+// A PNG text chunk: a keyword of 1 to 79 Latin-1 characters, and its text (UTF-8).
 struct PngText {
   std::string keyword;
   std::string text;
 };
 
-// An 8-bit RGB PNG of width x height pixels, with `text` as tEXt chunks. Throws
+// An 8-bit RGB PNG of width x height pixels, with `text` as tEXt chunks where it is printable
+// ASCII and line feeds, else as iTXt (UTF-8; control characters other than line feeds, and
+// bytes that are no UTF-8, written as U+FFFD: neither chunk has a meaning for them). Throws
 // OutputError when built without libpng.
 void write_png(std::filesystem::path const& path, std::span<std::uint8_t const> rgb,
                std::int32_t width, std::int32_t height, std::vector<PngText> const& text = {});

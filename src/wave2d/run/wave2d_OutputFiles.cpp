@@ -169,8 +169,10 @@ void OutputFiles::write_picture(fs::path const& path, PicturePart const& field,
                                 Scene const& scene) const {
   float amplitude = scale ? *scale : picture_amplitude(field);
   if (!(amplitude > 0.0f)) amplitude = 1.0f;  // a field of zeros: the textbook's scale
+  // Scaled one by one, the pictures keep one size: their labels' room is that of any scale.
   RgbImage const picture =
-      with_colour_bar(render_picture(field, amplitude), field.width, field.height, amplitude);
+      with_colour_bar(render_picture(field, amplitude), field.width, field.height, amplitude,
+                      scale ? LabelRoom::fitted : LabelRoom::any_scale);
   char exact[32];
   std::snprintf(exact, sizeof(exact), "%.9g", double(amplitude));
   create_parent_directory(path);

@@ -269,6 +269,11 @@ TEST_F(Cli, BackendsListsWhatRunAcceptsPerSpace) {
   EXPECT_FALSE(listed_spaces(result.out).empty()) << result.out;
   EXPECT_TRUE(contains(result.out, "  auto\t")) << result.out;
   EXPECT_GE(listed, 3) << result.out;  // auto, the reference and a Kokkos kernel
+  // auto never tries the sequential reference, and the list says so.
+  EXPECT_TRUE(contains(result.out,
+                       "(the oracle), evaluates the scene per cell (not among auto's "
+                       "candidates)\n"))
+      << result.out;
 }
 
 // auto, on every compiled space: the reference's bits, and what it chose is said.

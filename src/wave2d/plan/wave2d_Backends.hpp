@@ -36,7 +36,8 @@ struct Backend {
   bool baseline = false;
   // Steps per pass over the grid: a halo this deep lets it run a whole pass on a window.
   int fused_steps = 1;
-  // Whether `auto` tries it: not where a hand-written kernel of its design outruns it.
+  // Whether `auto` tries it: not the sequential reference, nor where a hand-written kernel
+  // of its design outruns it.
   bool auto_candidate = true;
 };
 
@@ -58,7 +59,8 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> backends() {
          [](ExecutionSpace const&, Scene const& scene, C const& c) -> Made {
            return std::make_unique<reference::ReferenceStepper<ExecutionSpace, MemorySpace>>(
                scene, c.window());
-         }});
+         },
+         false, 1, false});
   }
   list.push_back({"kokkos-mdrange", "portable Kokkos MDRangePolicy, one launch per step",
                   [](ExecutionSpace const&, Scene const&, C const& c) -> Made {

@@ -121,7 +121,7 @@ template <class ExecutionSpace, class MemorySpace>
 std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_steps = 0) {
   auto list = backends<ExecutionSpace, MemorySpace>();
   std::erase_if(list, [&](auto const& backend) {
-    return backend.name == "reference" || !backend.auto_candidate ||
+    return !backend.auto_candidate ||
            (max_fused_steps > 0 && backend.fused_steps > max_fused_steps);
   });
   return list;

@@ -399,5 +399,24 @@ TEST_F(Run, TheProgramAndTheLibraryWriteTheSameBytes) {
   }
 }
 
+// --no-receivers leaves the trace out of the program's HDF5 file, as Hdf5File's `receivers`
+// does in the library; the fields stay.
+TEST_F(Run, TheProgramsHdf5FileWithoutReceiversHasNoTrace) {
+  if (!has_scene_files || !can_use_hdf5) GTEST_SKIP() << "needs scene files and HDF5";
+#if defined(WAVE2D_HAVE_HDF5)
+  fs::path const scene_file = fs::path(WAVE2D_SOURCE_DIR) / "docs/examples/point-source-box.toml";
+  std::string const command = "cd '" + dir().string() +
+                              "' && OMP_NUM_THREADS=1 '" WAVE2D_CLI "' run --scene '" +
+                              scene_file.string() +
+                              "' --steps 5 --backend kokkos-mdrange --no-receivers --output o "
+                              "--save-h5 f.h5 >/dev/null 2>&1";
+  int const status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  EXPECT_FALSE(dataset(dir() / "f.h5", "/field/current").empty());
+  EXPECT_TRUE(dataset(dir() / "f.h5", "/receivers/trace").empty());
+  EXPECT_FALSE(fs::exists(dir() / "o" / "point_source_in_a_box.receivers.npy"));
+#endif
+}
+
 }  // namespace
 }  // namespace wave2d::test

@@ -47,7 +47,7 @@ struct RunOptions {
   std::optional<float> scale = 1.0f;   // --scale: the pictures' amplitude; empty: "auto"
   bool allow_unstable = false;
   bool keep_last_finite = false;
-  bool no_receivers = false;  // skip the receivers' files
+  bool no_receivers = false;  // skip the receivers' files and the HDF5 file's trace
   // --ranks PxQ (0 x 0: "auto"): a distributed run, under mpirun; ranks_text as given.
   std::optional<std::array<int, 2>> ranks;
   std::string ranks_text;

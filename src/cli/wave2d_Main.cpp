@@ -178,7 +178,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->type_name("yes|no");
   run.add_flag("--no-receivers", options.no_receivers,
                "Do not write the scene's receivers' traces (DIR/<scene>.receivers.npy, .csv, "
-               ".png), written by default when it has receivers");
+               ".png, and the --save-h5 file's /receivers), written by default when it has "
+               "receivers");
   run.add_flag("--keep-last-finite", options.keep_last_finite,
                "When the field stops being finite, still write the last finite state's "
                "image, arrays and receivers' files (the run fails all the same)");

@@ -459,6 +459,9 @@ TEST(SceneFile, MistakesAreRefusedWithFileLineAndKey) {
       {with_grid("[damping]\nwidth = 0.7\n"),
        "7: damping.width: must lie in [0, 0.5] (a fraction of each side), got 0.7"},
       {with_grid("[damping]\nstrength = 1\n"), "7: damping.strength: must lie in [0, 1), got 1"},
+      // Just past the limit: shown with the digits that set it apart.
+      {with_grid("[damping]\nwidth = 0.5000001\n"),
+       "7: damping.width: must lie in [0, 0.5] (a fraction of each side), got 0.5000001"},
       {with_grid("[medium]\nc = 0\n"), "7: medium.c: must be positive, got 0"},
       {with_grid("[[medium.region]]\nrect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n"),
        "6: medium.region[0].c: missing"},

@@ -147,6 +147,20 @@ TEST(Validation, AnUnstableStepIsItsOwnError) {
     EXPECT_EQ(message.find("allow"), std::string::npos) << message;
     EXPECT_NEAR(e.courant(), 0.9, 1e-6);
   }
+  // Just past the bound, with the digits that set it apart (0.707107 would read as the bound).
+  s.dx = 1.0f;
+  s.dt = 0.70710683f;
+  EXPECT_THROW(
+      {
+        try {
+          validate(s);
+        } catch (UnstableTimeStep const& e) {
+          EXPECT_NE(std::string(e.what()).find("c*dt/dx = 0.70710683 exceeds"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      UnstableTimeStep);
   s = builtin_scene("double-slit-small");
   s.nx = 0;
   try {
@@ -251,6 +265,14 @@ TEST(Validation, RefusesATimeThatAStepDoesNotChange) {
   s.dt = 1e36f;
   s.dx = 1e37f;
   expect_refused(s, "a step of dt = 1e+36 takes t = t0 + n*dt beyond single precision by step 800");
+  // One step to the largest float: t moves by far more than its spacing there, 2^104.
+  s = good;
+  s.t0 = 0.0f;
+  s.steps = 1;
+  s.dt = std::numeric_limits<float>::max();
+  s.dx = s.dt;
+  s.c = 0.1f;
+  EXPECT_NO_THROW(validate(s));
 }
 
 TEST(Validation, RefusesAKappaThatRoundsAwayTheWave) {

@@ -530,14 +530,15 @@ class SceneFileReader {
   static void read_damping(Table const& damping, Scene& scene) {
     if (auto const width = damping.get<float>("width")) {
       if (!(*width >= 0.0f && *width <= 0.5f)) {
-        damping.fail("width",
-                     "must lie in [0, 0.5] (a fraction of each side), got " + number_text(*width));
+        damping.fail("width", "must lie in [0, 0.5] (a fraction of each side), got " +
+                                  number_text_beside(*width, *width < 0.0f ? 0.0 : 0.5));
       }
       scene.damping.width = *width;
     }
     if (auto const strength = damping.get<float>("strength")) {
       if (!(*strength >= 0.0f && *strength < 1.0f)) {
-        damping.fail("strength", "must lie in [0, 1), got " + number_text(*strength));
+        damping.fail("strength", "must lie in [0, 1), got " +
+                                     number_text_beside(*strength, *strength < 0.0f ? 0.0 : 1.0));
       }
       scene.damping.strength = *strength;
     }

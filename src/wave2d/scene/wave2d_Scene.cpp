@@ -106,7 +106,10 @@ void check_receivers(Scene const& scene) {
 // change a value near `value` by.
 double float_spacing(double value) {
   float const magnitude = std::fabs(float(value));
-  return double(std::nextafter(magnitude, std::numeric_limits<float>::infinity())) - magnitude;
+  float const next = std::nextafter(magnitude, std::numeric_limits<float>::infinity());
+  // Above the largest float there is none: the spacing below it, that of its binade.
+  if (std::isinf(next)) return double(magnitude) - std::nextafter(magnitude, 0.0f);
+  return double(next) - magnitude;
 }
 
 }  // namespace
@@ -167,14 +170,29 @@ void validate_time_axis(Scene const& scene) {
   }
 }
 
+std::string number_text_beside(double value, double bound) {
+  std::string text;
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::ostringstream value_text, bound_text;
+    value_text.precision(digits);
+    bound_text.precision(digits);
+    value_text << value;
+    bound_text << bound;
+    text = value_text.str();
+    if (text != bound_text.str()) break;
+  }
+  return text;
+}
+
 void validate_kappa(Scene const& scene, ValidationOptions const& options) {
   double const courant = courant_number(scene);
   if (courant > max_stable_courant && !options.allow_unstable) {
     std::string const& how = options.how_to_allow_unstable;
-    throw UnstableTimeStep("unstable time step: c*dt/dx = " + number_text(courant) +
-                               " exceeds 1/sqrt(2) = 0.7071 (reduce dt)" +
-                               (how.empty() ? "" : "; " + how + " runs it anyway"),
-                           courant);
+    throw UnstableTimeStep(
+        "unstable time step: c*dt/dx = " + number_text_beside(courant, max_stable_courant) +
+            " exceeds 1/sqrt(2) = 0.7071 (reduce dt)" +
+            (how.empty() ? "" : "; " + how + " runs it anyway"),
+        courant);
   }
   // Only an allowed unstable step can get here with κ beyond float.
   if (!std::isfinite(float(courant * courant))) {

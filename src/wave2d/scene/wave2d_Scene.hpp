@@ -141,6 +141,10 @@ void validate_source_values(Scene const& scene, std::size_t i);
 // std::invalid_argument unless `window` is a valid window of the scene's grid.
 void validate_window(Scene const& scene, Window const& window);
 
+// `value` to 6 significant digits, or to as many more (up to 9) as keep its text apart from
+// `bound`'s: a value just past a limit would otherwise read as the limit.
+std::string number_text_beside(double value, double bound);
+
 // The window's cell codes and κ, taken from the global scene, with the border rule
 // applied to the local grid's outer ring.
 HostCoefficients precompute_coefficients(Scene const& scene, Window const& window);

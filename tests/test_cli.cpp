@@ -485,6 +485,23 @@ TEST_F(Cli, RunsSceneFiles) {
   EXPECT_EQ(work_contents(), with_images({}, {"o", "o/tiny_room.png"}));
 }
 
+// What the steps give is checked over the steps the run makes: --steps below the file's
+// runs a scene whose source would overflow only later, and --steps past it is refused.
+TEST_F(Cli, StepsGivenAreTheStepsChecked) {
+  if (!has_scene_files) GTEST_SKIP() << without_toml;
+  write_text(inputs() / "fast.toml",
+             "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 8000000\n[[sources]]\nx = 10\n"
+             "y = 10\nwaveform = \"sine\"\nfrequency = 1e37\n");
+  std::string const run = "run --scene '" + (inputs() / "fast.toml").string() + "' --output o";
+  Result const whole = wave2d(run);
+  EXPECT_EQ(whole.status, 2);
+  EXPECT_TRUE(contains(whole.err, "fast.toml:10: sources[0].frequency: source 0's value at step"))
+      << whole.err;
+  Result const shorter = wave2d(run + " --steps 10");
+  EXPECT_EQ(shorter.status, 0) << shorter.err;
+  EXPECT_EQ(wave2d(run + " --steps 9000000").status, 2);
+}
+
 // Outputs are named after the scene: a scene file named like a built-in scene says that
 // its outputs take the built-in's names; one named otherwise says nothing.
 TEST_F(Cli, SceneFileNamedLikeABuiltinSceneSaysSo) {

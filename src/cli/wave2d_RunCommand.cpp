@@ -40,7 +40,7 @@ void print_line(std::string_view label, std::string const& value) {
 
 // The options as an experiment, and how to run and show it.
 Experiment experiment_from(RunOptions const& options, Request& request) {
-  SceneFile loaded = load_scene(options.scene);
+  SceneFile loaded = load_scene(options.scene, options.steps);
   std::string const name = loaded.scene.name;
   request.scene_label =
       name.empty() || name == options.scene ? options.scene : name + " (" + options.scene + ")";

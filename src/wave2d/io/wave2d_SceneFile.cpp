@@ -361,7 +361,10 @@ class SceneFileReader {
     if (!root.has("sources")) check_base_sources(root, scene);
     read_receivers(root, scene);
     read_time(root.section("time"), base.has_value(), scene);
+    std::int64_t const file_steps = scene.steps;
+    if (options_.steps) scene.steps = *options_.steps;
     check_together(scene);
+    scene.steps = file_steps;
     return scene;
   }
 

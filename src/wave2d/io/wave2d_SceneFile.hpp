@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,9 @@ struct SceneFileOptions {
   // base scene or a mask's header), before any per-cell buffer is made or any mask
   // pixel decoded: a program checks there that its run fits in memory, and throws.
   std::function<void(std::int32_t nx, std::int32_t ny)> check_grid;
+  // The steps a run makes where it overrides the file's: what steps give (t's spacing, the
+  // sources' values) is checked over these.
+  std::optional<std::int64_t> steps;
 };
 
 // A key of a scene file and its line ("time.dt", 8); an empty path for none.

@@ -167,7 +167,7 @@ Experiment experiment_of(SceneFile file) {
   return experiment;
 }
 
-SceneFile load_scene(std::string const& name_or_file) {
+SceneFile load_scene(std::string const& name_or_file, std::optional<std::int64_t> steps) {
   std::string names;
   for (auto const& info : builtin_scenes()) {
     if (info.name == name_or_file) return {builtin_scene(info.name), {}, {}};
@@ -181,7 +181,7 @@ SceneFile load_scene(std::string const& name_or_file) {
                      ") nor a scene file");
   }
   try {
-    return read_scene_file(name_or_file, {.check_grid = check_host_memory});
+    return read_scene_file(name_or_file, {.check_grid = check_host_memory, .steps = steps});
   } catch (std::bad_alloc const&) {  // its wall mask or speed map, one value per cell
     throw InsufficientMemory("the grid of scene file '" + name_or_file +
                              "' is too large for memory");

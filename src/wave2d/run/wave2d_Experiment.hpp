@@ -98,8 +98,9 @@ struct Experiment {
 Experiment experiment_of(SceneFile file);
 
 // A built-in scene's name or a scene file, as the program's --scene and Python's Scene take
-// them: SceneError for neither, InsufficientMemory for a grid the host cannot hold.
-SceneFile load_scene(std::string const& name_or_file);
+// them: SceneError for neither, InsufficientMemory for a grid the host cannot hold. `steps`:
+// those of the run where it overrides the scene's (SceneFileOptions::steps).
+SceneFile load_scene(std::string const& name_or_file, std::optional<std::int64_t> steps = {});
 
 // An experiment proven runnable as far as that can be without Kokkos; made by check().
 struct CheckedExperiment {

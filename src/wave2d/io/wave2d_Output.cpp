@@ -807,9 +807,9 @@ void write_png(fs::path const& path, std::span<std::uint8_t const> rgb, std::int
     }
   }
 #if defined(WAVE2D_HAVE_PNG)
-  // libpng copies the texts: these point into `text`, which outlives the call.
-  std::vector<png_text> chunks(text.size());
+  // libpng copies the texts: these point into `texts`, which outlives the call.
   std::vector<std::string> texts(text.size());
+  std::vector<png_text> chunks(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     bool const plain = std::ranges::all_of(
         text[i].text, [](char c) { return (c >= 0x20 && c < 0x7f) || c == '\n'; });

@@ -36,25 +36,32 @@ std::int64_t parse_integer(std::string const& flag, std::string const& value) {
   } catch (std::exception const&) {
     used = 0;
   }
-  if (used != value.size() || result < 0) {
+  if (value.empty() || used != value.size() || result < 0) {
     throw std::invalid_argument(flag + ": expected a non-negative integer, got '" + value + "'");
   }
   return result;
 }
 
-// A number, or a power of two written 2^k.
+// A whole number (1e9 allowed), or a power of two written 2^k, below 2^63.
 double parse_amount(std::string const& flag, std::string const& value) {
-  if (value.rfind("2^", 0) == 0) return std::ldexp(1.0, int(parse_integer(flag, value.substr(2))));
   std::size_t used = 0;
-  double result = 0;
+  double result = -1;
   try {
-    result = std::stod(value, &used);
+    if (value.rfind("2^", 0) == 0) {
+      std::string const k = value.substr(2);
+      int const exponent = k.empty() || k.size() > 2 ? -1 : std::stoi(k, &used);
+      if (exponent >= 0 && used == k.size()) result = std::ldexp(1.0, exponent);
+      used = value.size();
+    } else {
+      result = std::stod(value, &used);
+    }
   } catch (std::exception const&) {
     used = 0;
   }
-  if (used != value.size() || !(result >= 0)) {
-    throw std::invalid_argument(flag + ": expected a non-negative number or 2^k, got '" + value +
-                                "'");
+  if (value.empty() || used != value.size() || !(result >= 0) || result != std::floor(result) ||
+      result >= 0x1p63) {
+    throw std::invalid_argument(flag + ": expected a whole number below 2^63, or 2^k, got '" +
+                                value + "'");
   }
   return result;
 }
@@ -187,18 +194,18 @@ std::string usage() {
 --benchmark_repetitions=N (default 5 here), --benchmark_out=FILE.json, ...), Kokkos'
 flags (--kokkos-num-threads=N, ...), and these, also set by WAVE2D_BENCH_<NAME>:
   --wave2d_max_size=N          largest side of the size sweep (default 16384 on devices,
-                               4096 on host spaces)
+                               4096 on host spaces; 0: the default)
   --wave2d_steps=N             cap on the steps of scene and tuning runs (default: none;
                                device spaces run every scene to its end)
   --wave2d_host_cell_steps=W   host spaces cap the steps of scene and tuning runs at W
-                               cells x steps, a number or 2^k, in whole passes of 32 steps
-                               (default 2^28; 0 = no cap)
-  --wave2d_tuning_steps=N      cap on the steps of the MDRange tuning runs (default 1600)
+                               cells x steps, a number or 2^k, in whole passes of 32 steps,
+                               32 at least (default 2^28; 0 = no cap)
+  --wave2d_tuning_steps=N      cap on the steps of the tuning runs (default 1600)
   --wave2d_sweep_cell_steps=W  cells x steps of a size-sweep run, a number or 2^k
-                               (default 2^34 on devices, 2^27 on host spaces)
+                               (default 2^34 on devices, 2^27 on host spaces; 0: the default)
   --wave2d_copy_mib=N          size of each array of the copy-bandwidth measurement
-                               (default 1024 on devices, 256 on host spaces)
-  --wave2d_tuning_scene=NAME   scene of the MDRange tuning family (default double-slit)
+                               (default 1024 on devices, 256 on host spaces; 0: the default)
+  --wave2d_tuning_scene=NAME   scene of the tuning families (default double-slit)
   --wave2d_twin=BACKEND        BACKEND again on the scenes and the size sweep, named
                                BACKEND-twin: the machine's noise between two entries of
                                one kernel (default: none)

@@ -61,15 +61,21 @@ def run(args):
             env = dict(os.environ, XDG_CACHE_HOME=cache)
             for family, case in todo:
                 print(f"plan {plan}: {family} {case}", flush=True)
-                with open(folder / f"{family}-{case}.log", "w") as log:
-                    subprocess.run(
+                log_path = folder / f"{family}-{case}.log"
+                with open(log_path, "w") as log:
+                    done = subprocess.run(
                         [args.bench, f"--benchmark_filter=^{family}/{args.space}/[^/]+/{case}/",
                          *([f"--wave2d_twin={args.twin}"] if args.twin else []),
                          f"--benchmark_repetitions={args.repetitions}",
                          "--benchmark_enable_random_interleaving=true",
                          f"--benchmark_out={folder / f'{family}-{case}.json'}",
                          "--benchmark_out_format=json"],
-                        check=True, env=env, stdout=log, stderr=subprocess.STDOUT)
+                        env=env, stdout=log, stderr=subprocess.STDOUT)
+                if done.returncode != 0:
+                    lines = log_path.read_text().strip().splitlines() or [""]
+                    why = next((l for l in lines if l.startswith("wave2d_bench:")), lines[-1])
+                    sys.exit(f"auto_vs_fixed.py: wave2d_bench ended with status "
+                             f"{done.returncode} ({log_path}): {why}")
 
 
 def rounds(path):

@@ -8,6 +8,11 @@
 # PREFIX: where wave2d is installed; KOKKOS_DIR: the folder of KokkosConfig.cmake; CXX_COMPILER:
 # g++ (default) or Kokkos' nvcc_wrapper.
 set -euo pipefail
+if [[ $# -lt 2 || "$1" == -h || "$1" == --help ]]; then
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  [[ $# -ge 1 && ( "$1" == -h || "$1" == --help ) ]] && exit 0
+  exit 2
+fi
 prefix=$(cd "$1" && pwd) kokkos_dir=$2 cxx=${3:-g++} repeat=${4:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)

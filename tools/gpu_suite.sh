@@ -16,9 +16,20 @@
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail
-src=$(cd "$1" && pwd) kokkos=$(cd "$2" && pwd) out=$3
+all_stages="build test tune cli memory bench sanitize compare scenes distributed ncu ladder"
+if [[ $# -lt 3 || "$1" == -h || "$1" == --help ]]; then
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  echo "stages: $all_stages" >&2
+  [[ $# -ge 1 && ( "$1" == -h || "$1" == --help ) ]] && exit 0
+  exit 2
+fi
+src=$(cd "$1" && pwd) && kokkos=$(cd "$2" && pwd) || exit 2
+out=$3
 shift 3
 stages=${*:-build test sanitize tune bench}
+for s in $stages; do
+  [[ " $all_stages " == *" $s "* ]] || { echo "gpu_suite.sh: unknown stage '$s' (stages: $all_stages)" >&2; exit 2; }
+done
 # toml++ and others: WAVE2D_PREFIX_PATH, space-separated; relative paths are taken from here.
 prefix_path=""
 for p in ${WAVE2D_PREFIX_PATH:-}; do prefix_path+="${prefix_path:+;}$(cd "$p" && pwd)"; done

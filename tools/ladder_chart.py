@@ -25,7 +25,11 @@ def main():
     parser.add_argument("rung", nargs="+", help="LABEL=GCELLS:NCU.csv, fastest-portable first")
     args = parser.parse_args()
 
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit(f"ladder_chart.py: {sys.executable} has no matplotlib (Debian: apt install "
+                 "python3-matplotlib)")
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: small, diffable files
     import matplotlib.pyplot as plt

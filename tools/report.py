@@ -951,8 +951,10 @@ def auto_section(results):
         for (space, case), by_backend in sorted(
                 cases.items(), key=lambda kv: (order_key(kv[0][0], SPACE_ORDER), kv[0][1])):
             auto = by_backend.pop("auto", None)
-            # The registry's backends auto chooses among (not the plain loop, not the oracle).
-            fixed = {b: r for b, r in by_backend.items() if b not in ("reference", "plain-openmp")}
+            # The registry's backends auto chooses among (not the plain loop, not the oracle,
+            # not a twin: the A/A control).
+            fixed = {b: r for b, r in by_backend.items()
+                     if b not in ("reference", "plain-openmp") and not b.endswith("-twin")}
             if auto is None or not fixed:
                 continue
             best_name, best = max(fixed.items(), key=lambda kv: kv[1].value("GCells/s"))
@@ -1019,16 +1021,26 @@ def main():
     parser.add_argument("--stencil", help="wave2d_bench JSON (default OUT_DIR/stencil.json)")
     parser.add_argument("--memory-dir", help="memory JSON folder (default OUT_DIR/memory)")
     args = parser.parse_args()
+    stencil = args.stencil or os.path.join(args.out_dir, "stencil.json")
+    memory_dir = args.memory_dir or os.path.join(args.out_dir, "memory")
+    memory_files = sorted(glob.glob(os.path.join(memory_dir, "*.json")))
+    if not os.path.isdir(args.out_dir):
+        print(f"report.py: {args.out_dir}: no such folder", file=sys.stderr)
+        return 2
+    if not os.path.isfile(stencil) and not memory_files:
+        print(f"report.py: no results: neither {stencil} nor {memory_dir}/*.json", file=sys.stderr)
+        return 2
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         print(f"report.py: {sys.executable} has no matplotlib (Debian: apt install "
               "python3-matplotlib; or pip install matplotlib)", file=sys.stderr)
         return 1
-    stencil = args.stencil or os.path.join(args.out_dir, "stencil.json")
-    memory_dir = args.memory_dir or os.path.join(args.out_dir, "memory")
-    memory_files = sorted(glob.glob(os.path.join(memory_dir, "*.json")))
-    report, plots = write_report(args.out_dir, stencil, memory_files)
+    try:
+        report, plots = write_report(args.out_dir, stencil, memory_files)
+    except (ValueError, KeyError) as e:  # JSONDecodeError and UnicodeDecodeError too
+        print(f"report.py: not wave2d_bench's JSON ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     print(f"wrote {report}" + (f" and {', '.join(plots)}" if plots else ""))
     return 0
 

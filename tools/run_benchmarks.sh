@@ -13,10 +13,11 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
+[[ "${1-}" == -h || "${1-}" == --help ]] && { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 [[ $# -ge 2 ]] || usage
 build_dir=$1
 out_dir=$2

@@ -10,6 +10,10 @@
 # Not root: apt-get runs through sudo.
 set -euo pipefail
 
+if [[ "${1-}" == -h || "${1-}" == --help ]]; then
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 program_only=false
 if [[ "${1-}" == --program-only ]]; then
   program_only=true

@@ -7,6 +7,10 @@
 #   tools/simulate.sh [SCENE [WAVE2D_RUN_OPTION...]]
 set -euo pipefail
 
+if [[ "${1-}" == -h || "${1-}" == --help ]]; then
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ -f "$root/build/CMakeCache.txt" ]]; then
   cmake --build "$root/build" --target wave2d_cli

@@ -152,6 +152,17 @@ if(status EQUAL 0 OR NOT times EQUAL 1 OR
   message(FATAL_ERROR "plan under mpirun: status ${status}, ${times} errors: ${errors}${out}")
 endif()
 
+# The lists, help and version: once, from rank 0.
+foreach(command "scenes" "backends" "--version" "run --help")
+  separate_arguments(arguments UNIX_COMMAND "${command}")
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none ${CLI} ${arguments}
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status OUTPUT_VARIABLE out)
+  execute_process(COMMAND ${CLI} ${arguments} RESULT_VARIABLE alone_status OUTPUT_VARIABLE alone)
+  if(NOT status EQUAL 0 OR NOT out STREQUAL alone)
+    message(FATAL_ERROR "${command} under mpirun: status ${status}, printed\n${out}\nnot\n${alone}")
+  endif()
+endforeach()
+
 # A rank that fails alone before the ranks meet says so itself (rank 0 waits in MPI).
 set(rank_1_fails "if [ ${rank} = 1 ]; then export KOKKOS_NUM_THREADS=; fi; exec \"\$0\" \"\$@\"")
 execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none

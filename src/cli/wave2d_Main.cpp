@@ -372,12 +372,16 @@ int main(int argc, char* argv[]) {
   RunOptions options;
   add_run_options(*run, options);
 
-  // Under mpirun, rank 0 alone says what went wrong.
-  report_errors(launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0) == 0, false);
+  // Under mpirun, rank 0 alone says what went wrong, and alone prints help, the version
+  // and the lists (every rank would print the same).
+  bool const first_rank = launched("OMPI_COMM_WORLD_RANK", "PMI_RANK", 0) == 0;
+  report_errors(first_rank, false);
   try {
     app.parse(int(arguments.size()), arguments.data());
   } catch (CLI::ParseError const& e) {
-    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // help, version
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) {  // help, version
+      return first_rank ? app.exit(e) : 0;
+    }
     std::string const command = *run ? "run " : *plan ? "plan " : *backends ? "backends " : "";
     report_error(usage_error(e, command.empty() && arguments.size() > 1 ? arguments[1] : nullptr) +
                  " (see wave2d " + command + "--help)");
@@ -387,9 +391,9 @@ int main(int argc, char* argv[]) {
   try {
     check_arguments(kokkos_arguments);  // what no command uses is still refused when wrong
     if (*scenes) {
-      list_scenes(std::cout);
+      if (first_rank) list_scenes(std::cout);
     } else if (*backends && backends_scene.empty()) {
-      list_backends(std::cout);
+      if (first_rank) list_backends(std::cout);
     } else if (*backends) {
       list_backends_for(std::cout, backends_scene, kokkos_arguments);
     } else if (*plan) {

@@ -279,9 +279,10 @@ void check_no_stray_frames(RunFiles const& files) {
   for (fs::directory_iterator entry(files.images->directory, error), end; !error && entry != end;
        entry.increment(error)) {
     auto const step = files.images->frame_step(entry->path().filename().string());
-    if (step && !files.frames->contains(*step)) strays.push_back(entry->path());
-    if (step && files.frames->contains(*step) &&
-        !fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
+    if (!step) continue;
+    if (!files.frames->contains(*step)) {
+      strays.push_back(entry->path());
+    } else if (!fs::is_regular_file(fs::symlink_status(entry->path(), error))) {
       probe_output(entry->path());
     }
   }

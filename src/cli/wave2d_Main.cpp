@@ -193,7 +193,7 @@ void add_run_options(CLI::App& run, RunOptions& options) {
            options.checkpoint_file = values[1];
          },
          "Write the fields and the step to FILE (atomically) every STEPS steps, at the end, "
-         "and on SIGINT or SIGTERM, which then end the run")
+         "and on SIGINT, SIGTERM or SIGHUP, which then end the run")
       ->expected(2)
       ->option_text("STEPS FILE");  // the values' names, without CLI11's " x 2"
   run.add_option("--progress", options.progress,

@@ -139,7 +139,8 @@ TEST(HostRows, RowsOfRowsGiveTheCellRulesBitsAndStayInTheirRows) {
                             rows.code.data(), form == 2 ? rows.kappa.data() : nullptr, 0.2f, n);
         }
         std::vector<float> const want = expected(rows, form);
-        ASSERT_EQ(std::memcmp(next, want.data(), sizeof(float) * std::size_t(n)), 0);
+        // An empty row's data() may be null, which memcmp may not be given.
+        if (n > 0) ASSERT_EQ(std::memcmp(next, want.data(), sizeof(float) * std::size_t(n)), 0);
       }
     }
   }

@@ -16,6 +16,7 @@ cmake -S . -B "$build" -G Ninja -DKokkos_ROOT="$kokkos" -DCMAKE_BUILD_TYPE=RelWi
       -DWAVE2D_SANITIZE=ON -DWAVE2D_BUILD_BENCHMARKS=OFF "${launcher[@]}"
 cmake --build "$build" -j2
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
-export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp
+# print_suppressions=0: the table of suppressions used would follow a one-line error.
+export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$build" --output-on-failure -j2

@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     if (std::int64_t(nx) * ny > (1 << 20)) throw wave2d::SceneError("grid too large");
   }};
   try {
-    wave2d::Scene const scene = wave2d::python::scene_from_dict(value, options);
+    wave2d::Scene const scene = wave2d::python::scene_from_dict(value, options).scene;
     wave2d::validate(scene, {.allow_unstable = true});
   } catch (wave2d::SceneError const&) {
   } catch (py::builtin_exception const&) {  // TypeError, ValueError

@@ -342,6 +342,28 @@ TEST_P(AutoTest, TriesKokkosStreamOnDevicesWithoutTheHandWrittenKernels) {
   });
 }
 
+// The estimate on host spaces, as the measured tables give it (docs/planning.md): kokkos-tiled,
+// but kokkos-mdrange on Kokkos::Serial below about 45^2 cells.
+TEST_P(AutoTest, TheEstimateOnHostsFollowsTheMeasuredTables) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (!wave2d::detail::runs_on_host<ExecutionSpace>) {
+      GTEST_SKIP() << GetParam()
+                   << ": the device rule is tested in "
+                      "TriesKokkosStreamOnDevicesWithoutTheHandWrittenKernels";
+    } else {
+      ExecutionSpace space;
+      bool const serial = wave2d::detail::is_serial<ExecutionSpace>;
+      EXPECT_EQ(estimate_backend(space, Window::whole(24, 24)),
+                serial ? "kokkos-mdrange" : "kokkos-tiled");
+      EXPECT_EQ(estimate_backend(space, Window::whole(32, 32)),
+                serial ? "kokkos-mdrange" : "kokkos-tiled");
+      for (int n : {48, 128, 201, 3201}) {
+        EXPECT_EQ(estimate_backend(space, Window::whole(n, n)), "kokkos-tiled") << n;
+      }
+    }
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Spaces, AutoTest, testing::ValuesIn(space_names()),
                          [](auto const& info) { return info.param; });
 

@@ -144,7 +144,8 @@ PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
 // The rule from the measured tables (docs/planning.md), without a trial: on the GPU,
 // cuda-stream from about 1400^2 cells up and cuda-shmem below; on a GPU without the
 // hand-written kernels kokkos-stream from there and kokkos-tiled below; kokkos-tiled on host
-// grids from 200^2 cells; kokkos-mdrange on smaller host grids.
+// spaces, but kokkos-mdrange on Kokkos::Serial below about 45^2 cells (on OpenMP, even with
+// one thread, mdrange's launch a step costs more than tiled's halos there).
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
 std::string estimate_backend(ExecutionSpace const& space, Window const& window,
                              int max_fused_steps = 0) {
@@ -154,13 +155,13 @@ std::string estimate_backend(ExecutionSpace const& space, Window const& window,
   };
   double const cells = double(window.local_nx()) * double(window.local_ny());
   (void)space;
-  std::string_view rule = "kokkos-mdrange";
+  std::string_view rule = "kokkos-tiled";
   if (has("cuda-stream") && has("cuda-shmem")) {
     rule = cells >= 2.0e6 ? "cuda-stream" : "cuda-shmem";
   } else if (has("kokkos-stream") && cells >= 2.0e6) {
     rule = "kokkos-stream";
-  } else if (!detail::runs_on_host<ExecutionSpace> || cells >= 4.0e4) {
-    rule = "kokkos-tiled";
+  } else if (detail::is_serial<ExecutionSpace> && cells < 2.0e3) {
+    rule = "kokkos-mdrange";
   }
   return std::string(has(rule) ? rule : candidates.front().name);
 }

@@ -33,6 +33,15 @@ inline constexpr bool runs_on_host =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                typename ExecutionSpace::memory_space>::accessible;
 
+// Whether an execution space is Kokkos::Serial.
+template <class ExecutionSpace>
+inline constexpr bool is_serial =
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::is_same_v<ExecutionSpace, Kokkos::Serial>;
+#else
+    false;
+#endif
+
 // The most level-0 team scratch a launch of teams of team_size threads may ask of the
 // device, where Kokkos checks it: on CUDA, a block's shared memory (sharedMemPerBlock,
 // without opting in to more) less the 8 * (team_size + 2) bytes Kokkos keeps. Empty on

@@ -26,7 +26,7 @@ struct Options {
   // Size of each of the two arrays of the copy-bandwidth measurement, in MiB:
   // 0 = 1024 on device spaces, 256 on host spaces.
   std::int64_t copy_mib = 0;
-  // The scene of the MDRange tuning family.
+  // The scene of the tuning families.
   std::string tuning_scene = "double-slit";
   // A backend registered twice on the scenes and the size sweep, the second time as
   // BACKEND-twin: two entries of one kernel differ only by the machine's noise (an A/A

@@ -872,7 +872,7 @@ double on_every_thread(ExecutionSpace const& space, Work const& work) {
 template <class ExecutionSpace>
 void measure_host_ceilings(ExecutionSpace const& space, SpaceInfo& info) {
   info.fma_peak_gflops = on_every_thread(space, [] { return fma_flops(4'000'000); }) / 1e9;
-  // Two fields and two coefficients of 160 x 160 cells: 400 KiB, in any current L2.
+  // Three fields and a code array of 160 x 160 cells: 400 KiB, in any current L2.
   info.cached_sweep_gcells =
       on_every_thread(space, [] { return cached_sweep_cell_steps(160, 1000); }) / 1e9;
   info.details.emplace_back("fma_peak_GFLOPs", std::to_string(info.fma_peak_gflops));

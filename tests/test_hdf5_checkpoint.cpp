@@ -5,7 +5,6 @@
 #include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
-#include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d_TestFiles.hpp>
 
 #include <gtest/gtest.h>

@@ -1,6 +1,5 @@
 // Input files: their sizes are checked before they are read, so that a huge file is
 // refused at once; a checkpoint's state that is not finite is never resumed.
-#include <wave2d/core/detail/wave2d_HostMemory.hpp>
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_MaskImage.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>

@@ -173,7 +173,7 @@ TEST_P(ReceiversTest, WindowsOfEveryKind) {
 }
 
 // A grid large enough that cuda-stream merges a strip's segments into longer windows on
-// an H200 (2048², "Merged windows" in docs/cuda-kernels.md): receivers on segment
+// an H200 (2048², "Balancing" in docs/kernels/cuda-stream.md): receivers on segment
 // boundaries and several rows of one strip (one window records those of several
 // segments), in the quiet inside, in the absorbing layer and beside a wall.
 TEST_P(ReceiversTest, ReceiversInLongWindows) {

@@ -4,7 +4,7 @@
 #   tools/fuzz.sh [SECONDS_EACH] [BUILD_DIR]         (defaults: 60, build-fuzz)
 # Needs Clang with libFuzzer (Debian: clang), and for the scene dicts python3-dev and
 # pybind11-dev. A finding stops its test, which fails and leaves the input as
-# crash-*/leak-*/timeout-* in the build directory's tests folder.
+# crash-*/leak-*/timeout-* in the build directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

@@ -3,16 +3,16 @@
 # stages asked for, in this order: build, test (the whole ctest suite), tune (cuda-shmem
 # shapes on double-slit), cli (end-to-end runs of the program, checked with numpy),
 # memory (the memory-hierarchy microbenchmarks), bench (tools/run_benchmarks.sh, which
-# runs the memory ones too; WAVE2D_BENCH_ARGS adds to it, e.g. --quick), sanitize
-# (compute-sanitizer memcheck and racecheck on the CUDA tests), compare (the tuning
-# program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
-# `git archive`, in turns on double-slit: ratios from one run), distributed (the MPI
-# bench on 1, 2 and 4 ranks sharing the GPUs, double-slit, each GPU backend), scenes
-# (the benchmark suite's scene family on CUDA), ncu (Nsight Compute figures of each fused
-# backend's stepping kernel on double-slit, per cell-step: tools/ncu_table.py), ladder (the
+# runs the memory ones too; WAVE2D_BENCH_ARGS adds to it, e.g. --quick), compare (the
+# tuning program of this tree and of the tree WAVE2D_COMPARE_SRC, e.g. an older commit's
+# `git archive`, in turns on double-slit: ratios from one run), scenes (the benchmark
+# suite's scene family on CUDA), distributed (the MPI bench on 1, 2 and 4 ranks sharing the
+# GPUs, double-slit, each GPU backend), ncu (Nsight Compute figures of each fused backend's
+# stepping kernel on double-slit, per cell-step: tools/ncu_table.py), ladder (the
 # portability study's rungs on double-slit in one call: kokkos-tiled, kokkos-stream with
 # each lane exchange and register cap, cuda-shmem, cuda-stream; then ncu of each rung's
-# stepping kernel over its first 48 steps). Logs go to OUT.
+# stepping kernel over its first 48 steps), sanitize (compute-sanitizer memcheck and
+# racecheck on the CUDA tests). Logs go to OUT.
 #   tools/gpu_suite.sh SOURCE_DIR KOKKOS_ROOT OUT [stage...]
 # Extra prefixes for find_package/find_path (e.g. a copy of toml++): WAVE2D_PREFIX_PATH.
 set -uo pipefail

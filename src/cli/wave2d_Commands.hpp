@@ -84,8 +84,6 @@ void run_command(RunOptions options, std::vector<char*> kokkos_arguments);
 
 void list_scenes(std::ostream& out);
 
-// The backends `run` accepts, per compiled space: "cuda: auto, cuda-naive, ...; serial: ...".
-std::string available_backends();
 // Per compiled space, one line per backend: its name, a tab, what it is.
 void list_backends(std::ostream& out);
 // The same, and what `auto` chooses for the scene on each space (from the plan cache, else

@@ -55,15 +55,6 @@ void list_backends(std::ostream& out) {
   });
 }
 
-std::string available_backends() {
-  std::string text;
-  for_each_space([&]<class ExecutionSpace>() {
-    text += (text.empty() ? "" : "; ") + space_name<ExecutionSpace>() + ": " +
-            backends_of<ExecutionSpace>();
-  });
-  return text;
-}
-
 void list_backends_for(std::ostream& out, std::string const& scene_name,
                        std::vector<char*> kokkos_arguments) {
   refuse_ranks("backends --scene");

@@ -20,7 +20,6 @@
 #include <wave2d/run/wave2d_RunMemory.hpp>
 #include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
-#include <wave2d/simulation/wave2d_AvailableMemory.hpp>
 #include <wave2d/simulation/wave2d_Simulation.hpp>
 
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
@@ -978,7 +977,9 @@ PYBIND11_MODULE(wave2d, m) {
           "files", [](SceneFile const& file) { return file.files; },
           "The files it was read from (the scene file, its masks), which run() and "
           "Simulation.save_checkpoint never write over.")
-      .def("courant_number", [](SceneFile const& file) { return courant_number(file.scene); })
+      .def(
+          "courant_number", [](SceneFile const& file) { return courant_number(file.scene); },
+          "c*dt/dx of the fastest cell; a run needs it at most 1/sqrt(2).")
       .def("__repr__", [](SceneFile const& file) {
         Scene const& scene = file.scene;
         return "<wave2d.Scene '" + scene.name + "' " + std::to_string(scene.nx) + " x " +

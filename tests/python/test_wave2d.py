@@ -97,6 +97,15 @@ class Scenes(unittest.TestCase):
                 wave2d.Scene(missing)
             self.assertIn(f"unknown scene '{missing}'", str(refused.exception))
 
+    def test_courant_number_is_that_of_the_fastest_cell(self):
+        scene = wave2d.Scene(TINY_DICT)
+        self.assertAlmostEqual(scene.courant_number(), scene.c * scene.dt / scene.dx, places=6)
+        speed = np.full((scene.ny, scene.nx), scene.c, dtype=np.float32)
+        speed[5, 5] = 1.5 * scene.c
+        scene.speed = speed
+        self.assertAlmostEqual(scene.courant_number(), 1.5 * scene.c * scene.dt / scene.dx,
+                               places=6)
+
     def test_steps_are_set_or_refused_when_negative(self):
         scene = wave2d.Scene("double-slit-small")
         scene.steps = 0

@@ -266,8 +266,7 @@ class DistributedSimulation {
  private:
   // Collective: every rank's `values` floats, concatenated in rank order on rank 0, with
   // where each rank's begin; two empty vectors on the other ranks. Every rank throws
-  // std::length_error when the whole exceeds int counts (DistributedOutput writes the
-  // fields without gathering them).
+  // std::length_error when the whole exceeds int counts.
   std::pair<std::vector<float>, std::vector<int>> gather_to_root(float const* data,
                                                                  std::size_t values) const {
     int rank = 0;

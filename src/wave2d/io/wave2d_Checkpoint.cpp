@@ -1,8 +1,5 @@
 #include <wave2d/io/wave2d_Checkpoint.hpp>
 
-#include <wave2d/io/detail/wave2d_InputFile.hpp>
-#include <wave2d/io/wave2d_Output.hpp>
-
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -110,17 +107,6 @@ std::string checkpoints_unavailable_reason() {
 #else
   return no_hdf5_reason;
 #endif
-}
-
-void check_checkpoint_memory(fs::path const& path, CheckpointData const& header) {
-  double const values = 2.0 * double(header.nx) * double(header.ny) +
-                        double(header.trace_rows()) * double(header.receivers);
-  if (auto const shortfall = detail::host_memory_shortfall("its " + std::to_string(header.nx) +
-                                                               " x " + std::to_string(header.ny) +
-                                                               " grid with the receivers' trace",
-                                                           values * sizeof(float))) {
-    throw CheckpointError("checkpoint '" + path.string() + "' is too large: " + *shortfall);
-  }
 }
 
 std::optional<FieldValue> first_not_finite(std::span<float const> previous,

@@ -121,10 +121,6 @@ CheckpointData read_checkpoint(
 // The header alone (no field, no trace), checked as read_checkpoint checks it.
 CheckpointData read_checkpoint_header(std::filesystem::path const& path);
 
-// CheckpointError unless the fields and trace the header of `data` describes fit in the
-// host's available memory: for a reader to call before it allocates them.
-void check_checkpoint_memory(std::filesystem::path const& path, CheckpointData const& header);
-
 // The first value of a pair of fields, u(t_{step-1}) then u(t_step), that is not finite, and
 // its cell in the whole grid (the fields hold the local grid of `cells`); none if all are.
 struct FieldValue {

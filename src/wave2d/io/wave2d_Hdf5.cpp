@@ -1,5 +1,5 @@
-#include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Hdf5.hpp>
+
 #include <wave2d/io/wave2d_Output.hpp>
 
 #if defined(WAVE2D_HAVE_HDF5)
@@ -178,13 +178,6 @@ std::int64_t read_int_attribute(hid_t object, char const* name) {
   Hdf5Handle const attribute = open_attribute(object, name, H5T_INTEGER);
   std::int64_t value = 0;
   check(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), std::string("attribute ") + name);
-  return value;
-}
-
-double read_double_attribute(hid_t object, char const* name) {
-  Hdf5Handle const attribute = open_attribute(object, name, H5T_FLOAT);
-  double value = 0;
-  check(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value), std::string("attribute ") + name);
   return value;
 }
 

@@ -1,7 +1,6 @@
 // Checkpoints as HDF5 files (the format in wave2d_Checkpoint.hpp): written by rank 0 from
 // the blocks of the grid of any number of processes, and read in blocks by each.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
-#include <wave2d/io/wave2d_Output.hpp>
 
 #include <wave2d/io/detail/wave2d_InputFile.hpp>
 #if defined(WAVE2D_HAVE_HDF5)

@@ -1,7 +1,6 @@
 #include <wave2d/run/wave2d_Experiment.hpp>
 
 #include <wave2d/io/wave2d_Hdf5.hpp>
-#include <wave2d/io/wave2d_Hdf5FieldFile.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/run/wave2d_OutputFiles.hpp>
 #include <wave2d/run/wave2d_RunMemory.hpp>

@@ -105,7 +105,6 @@ void write_attribute(hid_t object, char const* name, double value);
 void write_attribute(hid_t object, char const* name, std::string const& value);
 // Read back; std::runtime_error naming the attribute when it is missing or of another kind.
 std::int64_t read_int_attribute(hid_t object, char const* name);
-double read_double_attribute(hid_t object, char const* name);
 std::string read_string_attribute(hid_t object, char const* name);
 bool has_attribute(hid_t object, char const* name);
 

@@ -126,12 +126,12 @@ TEST(Exchange, AFieldThatStopsBeingFiniteStepsOnAsOnOneProcess) {
   }
 }
 
-// A grid whose blocks are too small for the strips: every rank waits for its halos.
 TEST(Exchange, OverlapIsTheDefaultOnDeviceSpacesOnly) {
   bool const device = !Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
   EXPECT_EQ(DistributedSimulation<Space>::Options{}.overlap, device);
 }
 
+// A grid whose blocks are too small for the strips: every rank waits for its halos.
 TEST(Exchange, RanksOverlapOnlyWhereEveryWindowFits) {
   Space space;
   DistributedSimulation<Space>::Options options;

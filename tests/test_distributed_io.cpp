@@ -185,8 +185,8 @@ TEST(DistributedCheckpoint, WrittenOnPRanksAndResumedOnQEqualsOneProcess) {
 }
 
 // The same experiment through the run layer on the job's ranks and on one process writes the
-// same bytes: the array, the receivers' files, the pictures, the HDF5 file's fields and
-// trace, and the checkpoint's state.
+// same bytes: the array, the receivers' files, the pictures, and the checkpoint's state (the
+// HDF5 file is written beside them; its datasets are compared in cli_hdf5).
 TEST(DistributedRun, WritesWhatARunOnOneProcessWrites) {
   Space space;
   fs::path const directory = fresh_directory("run");

@@ -104,8 +104,9 @@ class StreamTest : public testing::TestWithParam<std::string> {
   }
 };
 
-// Receivers on strip and segment edges: every cell of a column where strips meet and of a
-// row where segments do, plus the scene's own.
+// Receivers on strip and segment edges: the two cells beside the strips' meeting column at
+// mid-height, one cell on the first segment boundary's row (row 0 without segments), the
+// source's cell and two corners.
 Scene with_receivers(Scene scene, int strip, int segment_rows) {
   auto add = [&](std::int32_t x, std::int32_t y) {
     scene.receivers.push_back({x, y, "r" + std::to_string(scene.receivers.size())});

@@ -215,7 +215,8 @@ TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateW
   EXPECT_THROW(run(space_, e), NotFinite);
   EXPECT_TRUE(fs::exists(dir() / "f.npy"));
 
-  // The receivers' files of the last finite state: those of a run that ends there.
+  // The array and the receivers' files of the last finite state: those of a run that ends
+  // there.
   e.scene.receivers = {{20, 15, "mic"}, {5, 5, ""}};
   e.outputs = {NpyFile{dir() / "f.npy"}, ReceiverFiles{.directory = dir() / "kept", .plot = false}};
   std::int64_t last_finite = 0;
@@ -227,8 +228,10 @@ TEST_F(Run, AFieldThatStopsBeingFiniteThrowsNotFiniteAndKeepsTheLastFiniteStateW
   }
   e.keep_last_finite = false;
   e.steps = last_finite;
-  e.outputs = {ReceiverFiles{.directory = dir() / "ran", .plot = false}};
+  e.outputs = {NpyFile{dir() / "ran.npy"},
+               ReceiverFiles{.directory = dir() / "ran", .plot = false}};
   run(space_, e);
+  EXPECT_EQ(read_file(dir() / "f.npy"), read_file(dir() / "ran.npy"));
   for (char const* file : {"test.receivers.npy", "test.receivers.csv"}) {
     ASSERT_TRUE(fs::exists(dir() / "kept" / file)) << file;
     EXPECT_EQ(read_file(dir() / "kept" / file), read_file(dir() / "ran" / file)) << file;

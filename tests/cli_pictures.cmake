@@ -1,7 +1,7 @@
 # A grid wider than a picture may be (max_picture_side): `wave2d run` draws it at a scale,
 # and a distributed run, whose ranks each reduce their cells to the picture's pixels and
 # write their rows of the NPY through MPI-IO, writes the same bytes as one process.
-#   cmake -DCLI=... -DWORK=... [-DMPIEXEC=...] -P cli_pictures.cmake
+#   cmake -DCLI=... -DWORK=... [-DPNG=ON] [-DMPIEXEC=...] -P cli_pictures.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 # 8200 x 40 cells: a picture of 2734 x 14 pixels, 3 x 3 cells each, and its colour bar.
@@ -14,9 +14,12 @@ execute_process(COMMAND ${CLI} ${run} --output one --save-npy one.npy
 if(status)
   message(FATAL_ERROR "the run on one process failed: ${errors}")
 endif()
-if(NOT EXISTS ${WORK}/one/wide.png)
-  message("SKIPPED: no image (built without libpng)")
+if(NOT PNG)
+  message("SKIPPED: built without libpng: no image")
   return()
+endif()
+if(NOT EXISTS ${WORK}/one/wide.png)
+  message(FATAL_ERROR "the run on one process wrote no one/wide.png")
 endif()
 file(READ ${WORK}/one/wide.png header OFFSET 16 LIMIT 4 HEX)
 math(EXPR width "0x${header}")

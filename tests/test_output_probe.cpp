@@ -226,11 +226,17 @@ TEST(ProbeNewFolder, FindsWhetherAFolderCanBeMadeAndLeavesNothing) {
   fs::path const long_name = directory.path() / std::string(256, 'n');
   EXPECT_TRUE(contains(probe_folder(long_name), "is longer than the 255 bytes a name may have"))
       << probe_folder(long_name);
+  EXPECT_TRUE(directory.contents().empty());
+}
+
+TEST(ProbeNewFolder, RefusesAFolderInAnAppendOnlyOne) {
+  TemporaryDirectory directory;
+  fs::path const folder = directory.path() / "new";
   {
     InodeFlag const append_only(directory.path(), FS_APPEND_FL);
-    if (append_only.set()) {
-      EXPECT_TRUE(contains(probe_folder(folder), "is append-only (chattr +a)"));
-    }
+    if (!append_only.set()) GTEST_SKIP() << InodeFlag::why_not();
+    EXPECT_TRUE(contains(probe_folder(folder), "is append-only (chattr +a)"))
+        << probe_folder(folder);
   }
   EXPECT_TRUE(directory.contents().empty());
 }

@@ -365,16 +365,19 @@ TEST_F(Hdf5Checkpoint, TheFuzzCorpusIsReadOrRefused) {
   EXPECT_EQ(read, (std::vector<std::string>{"no-receivers.ck", "tiny.ck"}));
 }
 
-TEST(Hdf5CheckpointWithoutHdf5, IsRefusedWithTheReason) {
-  if (can_use_hdf5) GTEST_SKIP() << "this build has HDF5: its checkpoints are tested above";
+// A build without HDF5 or without xxHash refuses checkpoints, saying which it lacks.
+TEST(Hdf5CheckpointUnavailable, IsRefusedWithTheReason) {
+  if (can_checkpoint) GTEST_SKIP() << "this build has checkpoints: they are tested above";
+  EXPECT_EQ(checkpoints_unavailable_reason(),
+            can_use_hdf5 ? "this build of wave2d has no checkpoints (install libxxhash-dev and rebuild)"
+                         : no_hdf5_reason);
   try {
     write_checkpoint("never", small_checkpoint());
     ADD_FAILURE() << "written";
   } catch (CheckpointError const& e) {
-    EXPECT_TRUE(contains(e.what(), "this build has no HDF5") ||
-                contains(e.what(), "has no checkpoints"))
-        << e.what();
+    EXPECT_TRUE(contains(e.what(), checkpoints_unavailable_reason())) << e.what();
   }
+  EXPECT_FALSE(fs::exists("never"));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/resource.h>
@@ -197,14 +198,23 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
       ASSERT_EQ(plan.ranking.size(), 2u);
       EXPECT_LT(plan.ranking.front().gcells_per_second, 100.0) << "not measured in the run";
       EXPECT_LT(plan.ranking.back().gcells_per_second, 100.0) << "not measured in the run";
+      auto const rate = [&](std::string_view backend) {
+        auto const found = std::ranges::find(plan.ranking, backend, &BackendRate::backend);
+        return found == plan.ranking.end() ? -1.0 : found->gcells_per_second;
+      };
+      // The switch is taken exactly where tiled ran more than 1.05 times mdrange's rate.
       if (plan.switched) {
         EXPECT_EQ(plan.backend, "kokkos-tiled");
         EXPECT_EQ(plan.switched->from, "kokkos-mdrange");
+        EXPECT_EQ(plan.switched->from_rate, rate("kokkos-mdrange"));
+        EXPECT_EQ(plan.switched->to_rate, rate("kokkos-tiled"));
         EXPECT_GT(plan.switched->to_rate, 1.05 * plan.switched->from_rate);
         EXPECT_NE(configuration.find("switched to kokkos-tiled at step"), std::string::npos)
             << configuration;
       } else {
         EXPECT_EQ(plan.backend, "kokkos-mdrange");
+        EXPECT_GT(rate("kokkos-mdrange"), 0.0);
+        EXPECT_LE(rate("kokkos-tiled"), 1.05 * rate("kokkos-mdrange"));
         EXPECT_EQ(configuration.find("switched"), std::string::npos) << configuration;
       }
       auto const corrected = read_cached_plan(cache, plan_key(space, whole), notes);

@@ -400,9 +400,12 @@ class Kokkos(unittest.TestCase):
             simulation = wave2d.Simulation("double-slit-small")
             simulation.advance(3)
             kept = simulation.current  # alive at exit: let go before Kokkos is finalized
+            # The plan's key holds the default space's thread count.
+            print("threads:", wave2d.plan("double-slit-small", mode="estimate")["key"]["threads"])
             print("ok")
         """)
         self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("threads: 1\n", result.stdout)
         self.assertIn("twice: wave2d: Kokkos is already initialized", result.stdout)
         self.assertIn("ok", result.stdout)
         self.assertNotIn("Kokkos", result.stderr)

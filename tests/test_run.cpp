@@ -174,6 +174,30 @@ TEST_F(Run, AFolderRemovedDuringTheRunIsNotMadeAgainButTheOutputFolder) {
   }
 }
 
+// The output folder, with no picture or receivers' file in it, is made for the files named in
+// it (the program's --output in a build without libpng), and only for them.
+TEST_F(Run, TheOutputFolderIsMadeForTheFilesNamedInIt) {
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .steps = 5};
+  e.output_folder = dir() / "out";
+  e.outputs = {NpyFile{dir() / "f.npy"}};
+  run(space_, e);
+  EXPECT_FALSE(fs::exists(dir() / "out")) << "made with nothing in it";
+  e.outputs = {NpyFile{dir() / "out" / "f.npy"}};
+  if (can_checkpoint) e.outputs.push_back(Checkpoints{dir() / "out" / "f.ck", 5});
+  run(space_, e);
+  EXPECT_TRUE(fs::is_regular_file(dir() / "out" / "f.npy"));
+  EXPECT_EQ(fs::exists(dir() / "out" / "f.ck"), can_checkpoint);
+  // Not the folders above it, nor one named through `..`.
+  e.output_folder = dir() / "a" / "out";
+  e.outputs = {NpyFile{dir() / "a" / "out" / "f.npy"}};
+  EXPECT_THROW(run(space_, e), OutputError);
+  e.output_folder = dir() / "b";
+  e.outputs = {NpyFile{dir() / "b" / ".." / "b" / "f.npy"}};
+  EXPECT_THROW(run(space_, e), OutputError);
+  EXPECT_FALSE(fs::exists(dir() / "a"));
+  EXPECT_FALSE(fs::exists(dir() / "b"));
+}
+
 #if defined(WAVE2D_HAVE_HDF5)
 // The HDF5 file of a resumed run holds the frames from the step resumed on, that one included.
 TEST_F(Run, AResumedRunsHdf5FramesBeginAtTheStepResumed) {

@@ -55,6 +55,7 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   e.validation = {.allow_unstable = options.allow_unstable,
                   .how_to_allow_unstable = "--allow-unstable"};
   e.keep_last_finite = options.keep_last_finite;
+  e.output_folder = options.output_directory;
   e.plan.mode = *parse_plan_mode(options.plan_mode.value_or("cached"));
   if (options.plan_mode && options.backend != auto_backend) {
     request.notes.push_back("--plan " + *options.plan_mode +

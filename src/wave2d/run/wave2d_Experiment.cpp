@@ -64,7 +64,7 @@ void check_stem(std::string const& stem, char const* what) {
 // The outputs as the files they make, checked together (detail::check_outputs).
 detail::RunFiles run_files(CheckedExperiment const& checked) {
   Experiment const& e = checked.experiment;
-  detail::RunFiles files{.inputs = e.inputs, .resume = e.resume};
+  detail::RunFiles files{.inputs = e.inputs, .resume = e.resume, .output_folder = e.output_folder};
   if (auto const* npy = only<NpyFile>(e.outputs, "NPY file")) {
     files.npy = detail::NamedOutput{label_or(npy->label, "the NPY file"), npy->path};
   }

@@ -83,6 +83,10 @@ struct Experiment {
   ValidationOptions validation;
   PlanOptions plan;  // how `auto` chooses
   std::vector<Output> outputs;
+  // A folder that outputs named in it may need, made when missing as the pictures' and the
+  // receivers' folders are (the program's --output, into which a build without libpng
+  // writes no image); empty: none.
+  std::filesystem::path output_folder;
   // A checkpoint of this scene to go on from; `auto` then takes its backend.
   std::optional<std::filesystem::path> resume;
   // When the field stops being finite: write the outputs of the last finite state all the

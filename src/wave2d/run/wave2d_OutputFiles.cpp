@@ -463,6 +463,12 @@ void check_outputs(RunFiles const& files) {
   }
   if (!files.receivers.empty()) folders.push_back(files.receivers.front().parent_path());
   for (auto const& file : files.receivers) outputs.push_back(file);
+  if (!files.output_folder.empty() &&
+      std::ranges::any_of(outputs, [&](fs::path const& file) {
+        return in_folder_made(file, files.output_folder);
+      })) {
+    folders.push_back(files.output_folder);
+  }
   std::vector<fs::path> new_folders;
   for (auto const& folder : folders) {
     std::error_code error;

@@ -93,6 +93,7 @@ struct RunFiles {
   std::optional<NamedOutput> checkpoint;
   std::vector<std::filesystem::path> inputs;    // the scene file and its masks
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
+  std::filesystem::path output_folder;  // made for the outputs named in it (Experiment's)
 };
 
 // Throws OutputError unless every output can be written when the run has its results:
@@ -101,9 +102,9 @@ struct RunFiles {
 // resumed) nor is named as the frames are, nor is an input or the checkpoint resumed, the
 // pictures' folder holds no file of the frames' pattern that is not one of the run's frames
 // where they become a video (ffmpeg would put it in), and each file, each of the run's frames
-// already there included, passes probe_output(). The pictures' and the receivers' folders may be
-// missing, to be made by the run, if probe_new_folder() finds they can be. Every other
-// output's folder must exist.
+// already there included, passes probe_output(). The pictures' and the receivers' folders, and
+// the output folder where an output is named in it, may be missing, to be made by the run, if
+// probe_new_folder() finds they can be. Every other output's folder must exist.
 void check_outputs(RunFiles const& files);
 
 // Throws OutputError where `output` is one of `inputs`, as check_outputs() finds it.

@@ -277,13 +277,16 @@ Kind const* find_output(std::vector<Output> const& outputs) {
 
 // Makes the folder of `file` on rank 0 where it is one of the folders the run makes and is
 // missing (create_parent_directory).
-inline void make_folder_of(std::filesystem::path const& file, std::vector<Output> const& outputs,
+inline void make_folder_of(std::filesystem::path const& file, Experiment const& e,
                            Processes const& processes) {
   std::vector<std::filesystem::path> folders;
-  if (auto const* pictures = find_output<Pictures>(outputs)) folders.push_back(pictures->directory);
-  if (auto const* receivers = find_output<ReceiverFiles>(outputs)) {
+  if (auto const* pictures = find_output<Pictures>(e.outputs)) {
+    folders.push_back(pictures->directory);
+  }
+  if (auto const* receivers = find_output<ReceiverFiles>(e.outputs)) {
     folders.push_back(receivers->directory);
   }
+  if (!e.output_folder.empty()) folders.push_back(e.output_folder);
   processes.agree([&] {
     if (processes.root()) create_parent_directory(file, folders);
   });
@@ -402,7 +405,7 @@ void Run<ExecutionSpace>::write_frame(detail::OutputFiles const* images, FieldFi
 template <class ExecutionSpace>
 void Run<ExecutionSpace>::write_checkpoint(Checkpoints const& checkpoints, RunResult& result,
                                            RunListener const& listener) {
-  detail::make_folder_of(checkpoints.path, checked_.experiment.outputs, processes());
+  detail::make_folder_of(checkpoints.path, checked_.experiment, processes());
   detail::write_checkpoint(checkpoints.path, space_, part_->local(), processes(),
                            part_->checkpoint_configuration());
   result.checkpoint = checkpoints.path;
@@ -442,7 +445,7 @@ void Run<ExecutionSpace>::write_results(FieldFile* h5, RunResult& result,
           file->path.string() + ", " + xdmf_path(file->path).filename().string()});
   }
   if (auto const* npy = detail::find_output<NpyFile>(e.outputs)) {
-    detail::make_folder_of(npy->path, e.outputs, processes);
+    detail::make_folder_of(npy->path, e, processes);
     write_npy(npy->path, window, owned_cells(space_, window, local.previous()),
               owned_cells(space_, window, local.current()), processes);
     tell(result, listener, {"npy", {npy->path}, npy->path.string()});
@@ -547,7 +550,7 @@ RunResult Run<ExecutionSpace>::execute(RunListener const& listener) {
   }
   std::optional<FieldFile> h5;
   if (h5_output) {
-    detail::make_folder_of(h5_output->path, e.outputs, processes);
+    detail::make_folder_of(h5_output->path, e, processes);
     h5.emplace(h5_output->path, scene, local.window(), processes);
   }
   FieldFile* const h5_frames = h5 && h5_output->frames_every ? &*h5 : nullptr;

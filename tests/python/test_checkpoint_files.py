@@ -21,6 +21,7 @@ TINY = {
 
 
 @unittest.skipUnless(wave2d.has_checkpoints, "this build has no checkpoints (no xxHash or no HDF5)")
+@unittest.skipUnless(wave2d.has_scene_files, "this build reads no scene dicts (toml++ not found)")
 class CheckpointFiles(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.TemporaryDirectory()

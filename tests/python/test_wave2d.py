@@ -17,6 +17,9 @@ import numpy as np
 
 import wave2d
 
+NEEDS_SCENE_FILES = unittest.skipUnless(wave2d.has_scene_files,
+                                        "this build reads no scene files nor dicts (toml++ not found)")
+
 TINY_TOML = """
 name = "tiny"
 [grid]
@@ -85,6 +88,7 @@ class Scenes(unittest.TestCase):
         self.assertTrue(scene.walls.any())
         self.assertEqual(len(scene.sources), 1)
 
+    @NEEDS_SCENE_FILES
     def test_a_file_name_that_is_not_utf8_is_read_and_named_as_os_fsdecode_gives_it(self):
         with tempfile.TemporaryDirectory() as directory:
             path = os.path.join(os.fsencode(directory), b"caf\xe9.toml")
@@ -97,6 +101,7 @@ class Scenes(unittest.TestCase):
                 wave2d.Scene(missing)
             self.assertIn(f"unknown scene '{missing}'", str(refused.exception))
 
+    @NEEDS_SCENE_FILES
     def test_courant_number_is_that_of_the_fastest_cell(self):
         scene = wave2d.Scene(TINY_DICT)
         self.assertAlmostEqual(scene.courant_number(), scene.c * scene.dt / scene.dx, places=6)
@@ -106,6 +111,15 @@ class Scenes(unittest.TestCase):
         self.assertAlmostEqual(scene.courant_number(), 1.5 * scene.c * scene.dt / scene.dx,
                                places=6)
 
+    @unittest.skipIf(wave2d.has_scene_files, "this build reads scene files: tested above")
+    def test_without_toml_files_and_dicts_are_refused_with_the_reason(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = pathlib.Path(directory) / "tiny.toml"
+            path.write_text("[grid]\nnx = 40\nny = 30\n")
+            for scene in ({"grid": {"nx": 40, "ny": 30}}, path, str(path)):
+                with self.assertRaisesRegex(wave2d.SceneError, r"no scene-file support \(toml\+\+"):
+                    wave2d.Scene(scene)
+
     def test_steps_are_set_or_refused_when_negative(self):
         scene = wave2d.Scene("double-slit-small")
         scene.steps = 0
@@ -114,6 +128,7 @@ class Scenes(unittest.TestCase):
             scene.steps = -1
         self.assertEqual(scene.steps, 0)
 
+    @NEEDS_SCENE_FILES
     def test_toml_file_and_dict_make_the_same_scene(self):
         with tempfile.TemporaryDirectory() as directory:
             path = pathlib.Path(directory) / "tiny.toml"
@@ -129,11 +144,13 @@ class Scenes(unittest.TestCase):
         np.testing.assert_array_equal(a.current, b.current)
         self.assertTrue(np.abs(a.current).max() > 0)
 
+    @NEEDS_SCENE_FILES
     def test_dict_with_numpy_numbers(self):
         scene = wave2d.Scene({"grid": {"nx": np.int64(40), "ny": 30}, "time": {"steps": 5},
                               "sources": [{"x": 10, "y": 10, "frequency": np.float32(20.0)}]})
         self.assertEqual(scene.nx, 40)
 
+    @NEEDS_SCENE_FILES
     def test_a_dict_string_is_one_value_whatever_it_holds(self):
         plain = {"grid": {"nx": 20, "ny": 16}, "time": {"steps": 5},
                  "sources": [{"x": 10, "y": 8, "frequency": 20.0}]}
@@ -143,6 +160,7 @@ class Scenes(unittest.TestCase):
             np.testing.assert_array_equal(run(scene, "reference", 5).current,
                                           run(wave2d.Scene(plain), "reference", 5).current)
 
+    @NEEDS_SCENE_FILES
     def test_bad_scenes_are_value_errors_with_the_library_messages(self):
         with self.assertRaisesRegex(wave2d.SceneError, r"sources\[0\]\.x: 10 lies outside the grid"):
             wave2d.Scene({"grid": {"nx": 8, "ny": 8}, "sources": [{"x": 10, "y": 10}]})
@@ -225,6 +243,7 @@ class Simulations(unittest.TestCase):
         np.testing.assert_array_equal(first, kept)
 
     @unittest.skipUnless(wave2d.has_checkpoints, "this build has no checkpoints (no xxHash or no HDF5)")
+    @NEEDS_SCENE_FILES
     def test_set_state_and_checkpoints_resume_bit_for_bit(self):
         scene = wave2d.Scene(TINY_DICT)
         whole = run(scene, "kokkos-tiled", 50)
@@ -253,6 +272,7 @@ class Simulations(unittest.TestCase):
                 from_file.resume(path)
 
     @unittest.skipUnless(wave2d.has_checkpoints, "this build has no checkpoints (no xxHash or no HDF5)")
+    @NEEDS_SCENE_FILES
     def test_a_map_that_changes_no_field_is_the_same_scene_to_a_checkpoint(self):
         open_dict = {key: value for key, value in TINY_DICT.items() if key != "walls"}
         with tempfile.TemporaryDirectory() as directory:
@@ -280,6 +300,7 @@ class Simulations(unittest.TestCase):
                 with self.assertRaisesRegex(ValueError, "is of another scene", msg=change):
                     wave2d.Simulation(other, backend="kokkos-tiled").resume(path)
 
+    @NEEDS_SCENE_FILES
     def test_receivers_record_u_at_their_cells_after_each_step(self):
         scene = wave2d.Scene(RECEIVERS_DICT)
         self.assertEqual(scene.receivers, [(30, 20), (10, 10), (20, 5)])
@@ -312,6 +333,7 @@ class Simulations(unittest.TestCase):
         self.assertEqual(plain.scene.receivers, [])
 
     @unittest.skipIf(ON_GPU, "the default space is a GPU's: its trace comes as a copy")
+    @NEEDS_SCENE_FILES
     def test_receivers_is_a_read_only_view_of_the_trace(self):
         simulation = run(RECEIVERS_DICT, "kokkos-mdrange", 10)
         trace = simulation.receivers
@@ -324,6 +346,7 @@ class Simulations(unittest.TestCase):
         np.testing.assert_array_equal(trace, kept)
 
     @unittest.skipUnless(wave2d.has_checkpoints, "this build has no checkpoints (no xxHash or no HDF5)")
+    @NEEDS_SCENE_FILES
     def test_set_state_restarts_the_trace_and_checkpoints_carry_it(self):
         scene = wave2d.Scene(RECEIVERS_DICT)
         whole = run(scene, "kokkos-tiled", 50)
@@ -363,6 +386,7 @@ class Simulations(unittest.TestCase):
                                         "were HDF5 files"):
                 again.resume(path)
 
+    @NEEDS_SCENE_FILES
     def test_errors_carry_the_library_messages(self):
         with self.assertRaisesRegex(ValueError, "unknown backend 'warp-drive'"):
             wave2d.Simulation("double-slit-small", backend="warp-drive")
@@ -461,6 +485,7 @@ class Kokkos(unittest.TestCase):
 class ForeignLibstdcxx(unittest.TestCase):
     """Another module with its own copy of libstdc++, imported first (as a wheel may be)."""
 
+    @NEEDS_SCENE_FILES
     def test_floats_and_simulations_still_work(self):
         # Looked for, not imported: loaded after libstdc++ it breaks itself, which is
         # its own defect, not wave2d's (seen on a GPU machine, GCC 13).

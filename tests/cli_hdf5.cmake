@@ -1,8 +1,8 @@
 # `wave2d run --save-h5` on one process and on several ranks: h5py reads the file as arrays
 # equal, bit for bit, to the NPY files of the run on one process (the field and the
 # receivers' trace), the frames as an (N, ny, nx) array, and the XDMF sidecar's datasets.
-#   cmake -DCLI=... -DWORK=... -DHDF5=ON|OFF [-DPYTHON=<python3 with h5py>] [-DMPIEXEC=...]
-#         [-DSCENE_FILES=ON] -P cli_hdf5.cmake
+#   cmake -DCLI=... -DWORK=... -DHDF5=ON|OFF [-DCHECKPOINTS=ON] [-DPYTHON=<python3 with h5py>]
+#         [-DMPIEXEC=...] [-DSCENE_FILES=ON] -P cli_hdf5.cmake
 # Prints "SKIPPED: <reason>" (the test's skip expression) when it cannot run.
 if(NOT HDF5)
   # Refused in one line, before anything is written.
@@ -65,7 +65,9 @@ endforeach()
 
 # Checkpoints: written on 3 ranks at steps 10, 20 and 23, resumed on 4 (2 x 2) and on one
 # process up to step 37: the NPY of the run on one process that never stopped.
-if(grids)
+if(grids AND NOT CHECKPOINTS)
+  message("not run: the checkpoint cases (this build has no checkpoints: no xxHash)")
+elseif(grids)
   set(run run --scene double-slit-small --backend kokkos-tiled)
   run_wave2d("checkpoints on 3 ranks" ${MPIEXEC} -n 3 --oversubscribe --bind-to none ${CLI} ${run}
              --ranks auto --steps 23 --checkpoint-every 10 ck3 --output ck)

@@ -1241,9 +1241,9 @@ TEST_P(CliBadInput, IsAOneLineErrorAndLeavesNothing) {
     GTEST_SKIP() << checkpoints_unavailable_reason();
   }
   constexpr std::array<std::string_view, 6> about_images = {
-      "output_directory_is_a_file",       "output_directory_name_too_long",
-      "npy_is_the_image_directory",       "npy_is_above_the_image_directory",
-      "npy_is_the_image",                 "npy_is_a_frame"};
+      "output_directory_is_a_file", "output_directory_name_too_long",
+      "npy_is_the_image_directory", "npy_is_above_the_image_directory",
+      "npy_is_the_image",           "npy_is_a_frame"};
   if (!can_write_png && std::ranges::find(about_images, bad.name) != about_images.end()) {
     GTEST_SKIP() << "built without libpng: no image in the output directory";
   }

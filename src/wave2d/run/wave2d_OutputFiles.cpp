@@ -463,10 +463,10 @@ void check_outputs(RunFiles const& files) {
   }
   if (!files.receivers.empty()) folders.push_back(files.receivers.front().parent_path());
   for (auto const& file : files.receivers) outputs.push_back(file);
-  if (!files.output_folder.empty() &&
-      std::ranges::any_of(outputs, [&](fs::path const& file) {
-        return in_folder_made(file, files.output_folder);
-      })) {
+  auto const in_output_folder = [&](fs::path const& file) {
+    return in_folder_made(file, files.output_folder);
+  };
+  if (!files.output_folder.empty() && std::ranges::any_of(outputs, in_output_folder)) {
     folders.push_back(files.output_folder);
   }
   std::vector<fs::path> new_folders;

@@ -93,7 +93,7 @@ struct RunFiles {
   std::optional<NamedOutput> checkpoint;
   std::vector<std::filesystem::path> inputs;    // the scene file and its masks
   std::optional<std::filesystem::path> resume;  // an input the checkpoint may replace
-  std::filesystem::path output_folder;  // made for the outputs named in it (Experiment's)
+  std::filesystem::path output_folder;          // made for the outputs named in it (Experiment's)
 };
 
 // Throws OutputError unless every output can be written when the run has its results:

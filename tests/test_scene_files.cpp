@@ -801,7 +801,8 @@ TEST(SceneFile, ManySourcesLoad) {
 #if !defined(WAVE2D_HAVE_SCENE_FILES)
 TEST(SceneFile, BuildWithoutTomlSaysSo) {
   EXPECT_EQ(error_of([] { load_scene_file("any.toml"); }),
-            "this build of wave2d has no scene-file support (toml++ was not found)");
+            "this build of wave2d reads no scene files nor scene dicts (install "
+            "libtomlplusplus-dev and rebuild)");
 }
 
 #endif

@@ -88,7 +88,14 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   }
   if (options.resume_file) e.resume = *options.resume_file;
   std::error_code no_file;
-  if (loaded_builtin &&
+  // Without toml++ no file would run: no note of one.
+  bool constexpr reads_files =
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+      true;
+#else
+      false;
+#endif
+  if (reads_files && loaded_builtin &&
       std::filesystem::exists(std::filesystem::symlink_status(options.scene, no_file))) {
     request.notes.insert(request.notes.begin(),
                          "'" + options.scene + "' is a built-in scene, and runs as one; './" +

@@ -227,7 +227,7 @@ SceneFile scene_from_dict(py::handle dict, SceneFileOptions const& options) {
 #else
   (void)dict;
   (void)options;
-  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+  throw SceneError(no_scene_files_reason);
 #endif
 }
 

@@ -102,7 +102,10 @@ std::string numerics_text(std::string_view backend, std::string_view execution_s
 }
 
 std::string checkpoints_unavailable_reason() {
-#if !defined(WAVE2D_HAVE_CHECKPOINTS)
+#if !defined(WAVE2D_HAVE_CHECKPOINTS) && !defined(WAVE2D_HAVE_HDF5)
+  return "this build of wave2d has no checkpoints (install libxxhash-dev and libhdf5-dev or "
+         "libhdf5-openmpi-dev, and rebuild)";
+#elif !defined(WAVE2D_HAVE_CHECKPOINTS)
   return "this build of wave2d has no checkpoints (install libxxhash-dev and rebuild)";
 #else
   return no_hdf5_reason;

@@ -833,11 +833,11 @@ void validate(Scene const& scene, SceneFileKey const& key,
 namespace wave2d {
 
 SceneFile read_scene_file(std::filesystem::path const&, SceneFileOptions const&) {
-  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+  throw SceneError(no_scene_files_reason);
 }
 
 SceneFile read_scene_text(std::string_view, std::filesystem::path const&, SceneFileOptions const&) {
-  throw SceneError("this build of wave2d has no scene-file support (toml++ was not found)");
+  throw SceneError(no_scene_files_reason);
 }
 
 Scene load_scene_file(std::filesystem::path const& path, SceneFileOptions const& options) {

@@ -22,6 +22,11 @@ inline constexpr int max_scene_file_nesting = 32;
 inline constexpr int max_scene_file_key_parts = 32;
 inline constexpr std::size_t max_scene_file_key_length = 256;
 
+// The refusal of a build without toml++, which reads scene files and Python's scene dicts.
+inline constexpr char const* no_scene_files_reason =
+    "this build of wave2d reads no scene files nor scene dicts (install libtomlplusplus-dev and "
+    "rebuild)";
+
 struct SceneFileOptions {
   // Called with the grid's size as soon as it is known (from grid.nx and grid.ny, the
   // base scene or a mask's header), before any per-cell buffer is made or any mask

@@ -365,6 +365,11 @@ TEST_F(Cli, HelpAndVersion) {
   Result const version = wave2d("--version");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out.find("wave2d " WAVE2D_VERSION), 0u) << version.out;
+  // The features of optional libraries, in the list of those the build has or has not.
+  std::string const with = version.out.substr(0, version.out.find("; without "));
+  EXPECT_EQ(contains(with, "scene files"), has_scene_files) << version.out;
+  EXPECT_EQ(contains(with, "PNG"), can_write_png) << version.out;
+  EXPECT_EQ(contains(with, "checkpoints"), can_checkpoint) << version.out;
 
   Result const help = wave2d("--help");
   EXPECT_EQ(help.status, 0);
@@ -539,9 +544,11 @@ TEST_F(Cli, AFileNamedAsABuiltinSceneIsNoted) {
   write_text(work() / "double-slit-small", "not a scene");
   Result const beside = wave2d("run --scene double-slit-small --steps 2 --output o");
   ASSERT_EQ(beside.status, 0) << beside.err;
-  EXPECT_TRUE(contains(beside.err,
-                       "wave2d: note: 'double-slit-small' is a built-in scene, and runs as one; "
-                       "'./double-slit-small' runs the file of that name here"))
+  // A build that reads no scene files could not run it: no note.
+  EXPECT_EQ(has_scene_files,
+            contains(beside.err,
+                     "wave2d: note: 'double-slit-small' is a built-in scene, and runs as one; "
+                     "'./double-slit-small' runs the file of that name here"))
       << beside.err;
 }
 

@@ -1,8 +1,10 @@
 // wave2d: run the library's scenes from the command line.
 #include <cli/wave2d_Commands.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
+#include <wave2d/io/wave2d_Checkpoint.hpp>
 #include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
+#include <wave2d/io/wave2d_ReceiverFiles.hpp>
 #include <wave2d/run/wave2d_KokkosArguments.hpp>
 #include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
@@ -26,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -35,11 +38,34 @@ namespace {
 using namespace wave2d;
 using namespace wave2d::cli;
 
+// The version, Kokkos', and which of the features of optional libraries this build has.
 std::string version() {
+  bool constexpr has_scene_files =
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+      true;
+#else
+      false;
+#endif
+  bool constexpr has_mpi =
+#if defined(WAVE2D_HAVE_MPI)
+      true;
+#else
+      false;
+#endif
+  std::pair<char const*, bool> const features[] = {
+      {"scene files", has_scene_files},          {"PNG", can_write_png},
+      {"receivers' plot", can_plot_receivers()}, {"HDF5", can_use_hdf5},
+      {"checkpoints", can_checkpoint},           {"MPI", has_mpi}};
+  std::string with, without;
+  for (auto const& [name, there] : features) {
+    std::string& list = there ? with : without;
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  }
   return "wave2d " WAVE2D_VERSION " (Kokkos " + std::to_string(KOKKOS_VERSION_MAJOR) + "." +
          std::to_string(KOKKOS_VERSION_MINOR) + "." + std::to_string(KOKKOS_VERSION_PATCH) +
          ", default execution space " + Kokkos::DefaultExecutionSpace::name() +
-         "; PNG output: " + (wave2d::can_write_png ? "yes" : "no") + ")";
+         (with.empty() ? "" : "; with " + with) + (without.empty() ? "" : "; without " + without) +
+         ")";
 }
 
 // The error for `text` unless it is a whole number of at least `least` (0 or 1), written

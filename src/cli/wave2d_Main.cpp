@@ -5,6 +5,7 @@
 #include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_ReceiverFiles.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/run/wave2d_KokkosArguments.hpp>
 #include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_Scene.hpp>
@@ -40,12 +41,6 @@ using namespace wave2d::cli;
 
 // The version, Kokkos', and which of the features of optional libraries this build has.
 std::string version() {
-  bool constexpr has_scene_files =
-#if defined(WAVE2D_HAVE_SCENE_FILES)
-      true;
-#else
-      false;
-#endif
   bool constexpr has_mpi =
 #if defined(WAVE2D_HAVE_MPI)
       true;
@@ -53,7 +48,7 @@ std::string version() {
       false;
 #endif
   std::pair<char const*, bool> const features[] = {
-      {"scene files", has_scene_files},          {"PNG", can_write_png},
+      {"scene files", can_read_scene_files},     {"PNG", can_write_png},
       {"receivers' plot", can_plot_receivers()}, {"HDF5", can_use_hdf5},
       {"checkpoints", can_checkpoint},           {"MPI", has_mpi}};
   std::string with, without;

@@ -6,6 +6,7 @@
 #include <cli/wave2d_DeferredSignals.hpp>
 #include <cli/wave2d_KokkosArguments.hpp>
 #include <cli/wave2d_Progress.hpp>
+#include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/run/wave2d_Run.hpp>
 #include <wave2d/run/wave2d_Spaces.hpp>
 #include <wave2d/scene/wave2d_BuiltinScenes.hpp>
@@ -89,13 +90,7 @@ Experiment experiment_from(RunOptions const& options, Request& request) {
   if (options.resume_file) e.resume = *options.resume_file;
   std::error_code no_file;
   // Without toml++ no file would run: no note of one.
-  bool constexpr reads_files =
-#if defined(WAVE2D_HAVE_SCENE_FILES)
-      true;
-#else
-      false;
-#endif
-  if (reads_files && loaded_builtin &&
+  if (can_read_scene_files && loaded_builtin &&
       std::filesystem::exists(std::filesystem::symlink_status(options.scene, no_file))) {
     request.notes.insert(request.notes.begin(),
                          "'" + options.scene + "' is a built-in scene, and runs as one; './" +

@@ -849,11 +849,7 @@ PYBIND11_MODULE(wave2d, m) {
   m.attr("has_hdf5") = wave2d::can_use_hdf5;
   m.attr("has_pictures") = wave2d::can_write_png;
   // Built without toml++, Scene() of a file or a dict raises SceneError.
-#if defined(WAVE2D_HAVE_SCENE_FILES)
-  m.attr("has_scene_files") = true;
-#else
-  m.attr("has_scene_files") = false;
-#endif
+  m.attr("has_scene_files") = wave2d::can_read_scene_files;
 
   // The library's errors, with its messages: bad scenes, inputs and checkpoints are
   // ValueErrors, files that cannot be written OSErrors, what does not fit in memory

@@ -3,6 +3,7 @@
 #define WAVE2D_SCENE_FILE_HPP
 
 #include <wave2d/scene/wave2d_Scene.hpp>
+#include <wave2d/wave2d_Config.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -22,7 +23,15 @@ inline constexpr int max_scene_file_nesting = 32;
 inline constexpr int max_scene_file_key_parts = 32;
 inline constexpr std::size_t max_scene_file_key_length = 256;
 
-// The refusal of a build without toml++, which reads scene files and Python's scene dicts.
+// Whether this build reads scene files (and Python's scene dicts): it needs toml++.
+inline constexpr bool can_read_scene_files =
+#if defined(WAVE2D_HAVE_SCENE_FILES)
+    true;
+#else
+    false;
+#endif
+
+// The refusal of a build without toml++.
 inline constexpr char const* no_scene_files_reason =
     "this build of wave2d reads no scene files nor scene dicts (install libtomlplusplus-dev and "
     "rebuild)";

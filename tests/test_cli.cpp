@@ -1,6 +1,7 @@
 // The `wave2d` program as a user runs it: each test runs the real binary in a fresh
 // directory and checks its output, its files, and that bad input leaves nothing behind.
 #include <wave2d/io/wave2d_Checkpoint.hpp>
+#include <wave2d/io/wave2d_Hdf5.hpp>
 #include <wave2d/io/wave2d_Output.hpp>
 #include <wave2d/io/wave2d_SceneFile.hpp>
 #include <wave2d/reference/wave2d_Reference.hpp>
@@ -383,6 +384,17 @@ TEST_F(Cli, HelpAndVersion) {
     EXPECT_TRUE(contains(run_help.out, option)) << option << " in\n" << run_help.out;
   }
   EXPECT_FALSE(contains(run_help.out, " x 2")) << run_help.out;
+  // Options that need what the build lacks say so.
+  EXPECT_EQ(contains(run_help.out, "(not in this build: scene files need toml++)"),
+            !has_scene_files)
+      << run_help.out;
+  EXPECT_EQ(contains(run_help.out, "(no pictures in this build: they need libpng)"), !can_write_png)
+      << run_help.out;
+  EXPECT_EQ(contains(run_help.out, "(not in this build: it has no HDF5)"), !can_use_hdf5)
+      << run_help.out;
+  EXPECT_EQ(contains(run_help.out, "(not in this build: checkpoints need HDF5 and xxHash)"),
+            !can_checkpoint)
+      << run_help.out;
 
   // Kokkos' own help, as --help: whatever else is asked.
   for (auto arguments : {"--kokkos-help", "run --scene nowhere --kokkos-help"}) {

@@ -39,14 +39,21 @@ namespace {
 using namespace wave2d;
 using namespace wave2d::cli;
 
+// Whether this build splits a run over MPI ranks.
+bool constexpr has_mpi =
+#if defined(WAVE2D_HAVE_MPI)
+    true;
+#else
+    false;
+#endif
+
+// Ends the help of an option that needs what the build lacks.
+std::string unless_built(bool built, char const* note) {
+  return built ? "" : std::string(" (") + note + ")";
+}
+
 // The version, Kokkos', and which of the features of optional libraries this build has.
 std::string version() {
-  bool constexpr has_mpi =
-#if defined(WAVE2D_HAVE_MPI)
-      true;
-#else
-      false;
-#endif
   std::pair<char const*, bool> const features[] = {
       {"scene files", can_read_scene_files},     {"PNG", can_write_png},
       {"receivers' plot", can_plot_receivers()}, {"HDF5", can_use_hdf5},
@@ -136,8 +143,10 @@ std::optional<float> parse_scale(std::string const& text) {
 }
 
 void add_run_options(CLI::App& run, RunOptions& options) {
-  run.add_option("--scene", options.scene,
-                 "A built-in scene (see `wave2d scenes`) or a TOML scene file")
+  run.add_option(
+         "--scene", options.scene,
+         "A built-in scene (see `wave2d scenes`) or a TOML scene file" +
+             unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
       ->required()
       ->type_name("NAME|FILE");
   run.add_option("--backend", options.backend,
@@ -165,20 +174,23 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->type_name("DIR");
   run.add_option("--frames-every", options.frames_every,
                  "Also write DIR/<scene>.<step>.png at step 0, every K steps and at the end, "
-                 "and with ffmpeg on PATH the video DIR/<scene>.mp4")
+                 "and with ffmpeg on PATH the video DIR/<scene>.mp4" +
+                     unless_built(can_write_png, "no pictures in this build: they need libpng"))
       ->check(count_of_at_least(1))
       ->type_name("K");
   run.add_option_function<std::string>(
          "--scale", [&options](std::string const& text) { options.scale = parse_scale(text); },
          "The |u| at which the pictures' colours saturate (default 1), or auto: each "
-         "picture's largest |u|; a colour bar beside the field gives the limits")
+         "picture's largest |u|; a colour bar beside the field gives the limits" +
+             unless_built(can_write_png, "no pictures in this build: they need libpng"))
       ->type_name("A|auto");
   run.add_option("--save-npy", options.npy_file,
                  "Write [u(t_{n-1}), u(t_n)] as a float32 NumPy array of shape (2, ny, nx)")
       ->type_name("FILE");
   run.add_option("--save-h5", options.h5_file,
                  "Write the final pair of fields, the frames (with --frames-every) and the "
-                 "receivers' traces to one HDF5 file, with FILE.xmf for ParaView and VisIt")
+                 "receivers' traces to one HDF5 file, with FILE.xmf for ParaView and VisIt" +
+                     unless_built(can_use_hdf5, "not in this build: it has no HDF5"))
       ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
                "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
@@ -189,12 +201,14 @@ void add_run_options(CLI::App& run, RunOptions& options) {
            options.ranks_text = text;
          },
          "Under mpirun: split the grid over P x Q ranks, or 'auto' for MPI's choice "
-         "(the default for a job of several ranks)")
+         "(the default for a job of several ranks)" +
+             unless_built(has_mpi, "not in this build: it has no MPI"))
       ->type_name("PxQ");
   run.add_option_function<std::string>(
          "--overlap", [&options](std::string const& text) { options.overlap = text == "yes"; },
          "Under mpirun: whether each rank steps its window while its halos travel (default: "
-         "yes on GPUs, no on CPUs, whose cores would be those that run MPI)")
+         "yes on GPUs, no on CPUs, whose cores would be those that run MPI)" +
+             unless_built(has_mpi, "not in this build: it has no MPI"))
       ->check(CLI::IsMember({"yes", "no"}))
       ->type_name("yes|no");
   run.add_flag("--no-receivers", options.no_receivers,
@@ -214,7 +228,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
            options.checkpoint_file = values[1];
          },
          "Write the fields and the step to FILE (atomically) every STEPS steps, at the end, "
-         "and on SIGINT, SIGTERM or SIGHUP, which then end the run")
+         "and on SIGINT, SIGTERM or SIGHUP, which then end the run" +
+             unless_built(can_checkpoint, "not in this build: checkpoints need HDF5 and xxHash"))
       ->expected(2)
       ->option_text("STEPS FILE");  // the values' names, without CLI11's " x 2"
   run.add_option("--progress", options.progress,
@@ -227,9 +242,11 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->capture_default_str()
       ->check(positive_seconds())
       ->type_name("SECONDS");
-  run.add_option("--resume", options.resume_file,
-                 "Continue the run from a checkpoint of the same scene, backend and wave2d; "
-                 "--steps counts from step 0")
+  run.add_option(
+         "--resume", options.resume_file,
+         "Continue the run from a checkpoint of the same scene, backend and wave2d; "
+         "--steps counts from step 0" +
+             unless_built(can_checkpoint, "not in this build: checkpoints need HDF5 and xxHash"))
       ->type_name("FILE");
 }
 

@@ -385,6 +385,12 @@ TEST_F(Cli, HelpAndVersion) {
   }
   EXPECT_FALSE(contains(run_help.out, " x 2")) << run_help.out;
   // Options that need what the build lacks say so.
+  for (auto command : {"plan --help", "backends --help"}) {
+    Result const help_of = wave2d(command);
+    EXPECT_EQ(contains(help_of.out, "(not in this build: scene files need toml++)"),
+              !has_scene_files)
+        << help_of.out;
+  }
   EXPECT_EQ(contains(run_help.out, "(not in this build: scene files need toml++)"),
             !has_scene_files)
       << run_help.out;

@@ -393,14 +393,20 @@ int main(int argc, char* argv[]) {
       app.add_subcommand("backends", "List the backends `run` accepts, per execution space");
   std::string backends_scene;
   backends
-      ->add_option("--scene", backends_scene,
-                   "Also say what auto chooses for this scene on each space")
+      ->add_option(
+          "--scene", backends_scene,
+          "Also say what auto chooses for this scene (a built-in one or a TOML scene "
+          "file) on each space" +
+              unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
       ->type_name("NAME|FILE");
   CLI::App* plan = app.add_subcommand(
       "plan", "Measure auto's candidates for a scene and print them ranked (keeps the plan)");
   std::string plan_scene;
   std::string plan_space;
-  plan->add_option("--scene", plan_scene, "A built-in scene or a TOML scene file")
+  plan->add_option(
+          "--scene", plan_scene,
+          "A built-in scene or a TOML scene file" +
+              unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
       ->required()
       ->type_name("NAME|FILE");
   plan->add_option("--space", plan_space, "The execution space: " + compiled_spaces())

@@ -51,6 +51,9 @@ bool constexpr has_mpi =
 std::string unless_built(bool built, char const* note) {
   return built ? "" : std::string(" (") + note + ")";
 }
+std::string unless_scene_files() {
+  return unless_built(can_read_scene_files, "not in this build: scene files need toml++");
+}
 
 // The version, Kokkos', and which of the features of optional libraries this build has.
 std::string version() {
@@ -145,8 +148,7 @@ std::optional<float> parse_scale(std::string const& text) {
 void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option(
          "--scene", options.scene,
-         "A built-in scene (see `wave2d scenes`) or a TOML scene file" +
-             unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
+         "A built-in scene (see `wave2d scenes`) or a TOML scene file" + unless_scene_files())
       ->required()
       ->type_name("NAME|FILE");
   run.add_option("--backend", options.backend,
@@ -393,20 +395,17 @@ int main(int argc, char* argv[]) {
       app.add_subcommand("backends", "List the backends `run` accepts, per execution space");
   std::string backends_scene;
   backends
-      ->add_option(
-          "--scene", backends_scene,
-          "Also say what auto chooses for this scene (a built-in one or a TOML scene "
-          "file) on each space" +
-              unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
+      ->add_option("--scene", backends_scene,
+                   "Also say what auto chooses for this scene (a built-in one or a TOML scene "
+                   "file) on each space" +
+                       unless_scene_files())
       ->type_name("NAME|FILE");
   CLI::App* plan = app.add_subcommand(
       "plan", "Measure auto's candidates for a scene and print them ranked (keeps the plan)");
   std::string plan_scene;
   std::string plan_space;
-  plan->add_option(
-          "--scene", plan_scene,
-          "A built-in scene or a TOML scene file" +
-              unless_built(can_read_scene_files, "not in this build: scene files need toml++"))
+  plan->add_option("--scene", plan_scene,
+                   "A built-in scene or a TOML scene file" + unless_scene_files())
       ->required()
       ->type_name("NAME|FILE");
   plan->add_option("--space", plan_space, "The execution space: " + compiled_spaces())

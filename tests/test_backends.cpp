@@ -88,7 +88,7 @@ TEST_P(BackendTest, HeterogeneousSpeed) {
   Scene scene = plain_scene(120, 90);
   scene.speed.resize(scene.cells());
   for (int y = 0; y < scene.ny; ++y) {
-    for (int x = 0; x < scene.nx; ++x) scene.speed[scene.index(x, y)] = x < 60 ? 0.5f : 1.3f;
+    for (int x = 0; x < scene.nx; ++x) scene.speed[scene.index(x, y)] = x < 60 ? 0.5f : 1.2f;
   }
   scene.sources.push_back({30, 45, {Waveform::Shape::sine, 3.0f, 15.0f, 0.0f}});
   check(scene, zeros(scene), 0, 100, "two media");

@@ -666,19 +666,28 @@ TEST(SceneFile, AnUnstableStepIsNamedAtItsKey) {
     return std::string();
   };
   EXPECT_EQ(
-      unstable_error("[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\ndt = 0.1\n"),
+      unstable_error(
+          "[grid]\nnx = 40\nny = 30\n[time]\nsteps = 10\ndt = 0.1\n[damping]\nwidth = 0\n"),
       file.string() +
           ":6: time.dt: unstable time step: c*dt/dx = 3.9 exceeds 1/sqrt(2) = 0.7071 (reduce dt)");
+  // In the absorbing layer (double-slit-small's: d = 0.45125 next to the border) the bound
+  // is lower.
   EXPECT_EQ(unstable_error("base = \"double-slit-small\"\n[medium]\nc = 5\n"),
             file.string() +
-                ":3: medium.c: unstable time step: c*dt/dx = 1.25 exceeds 1/sqrt(2) = 0.7071 "
-                "(reduce dt)");
+                ":3: medium.c: unstable time step: c*dt/dx = 1.25 exceeds sqrt((2 - d)/4) = "
+                "0.622244, the bound where the absorbing layer damps by d = 0.45125 (reduce dt)");
   EXPECT_EQ(unstable_error("base = \"double-slit-small\"\n[[medium.region]]\nc = 0.5\n"
-                           "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n[[medium.region]]\nc = 3\n"
+                           "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n[[medium.region]]\nc = 2.6\n"
                            "rect = { x0 = 1, y0 = 1, x1 = 2, y1 = 2 }\n"),
             file.string() +
-                ":6: medium.region[1].c: unstable time step: c*dt/dx = 0.75 exceeds "
-                "1/sqrt(2) = 0.7071 (reduce dt)");
+                ":6: medium.region[1].c: unstable time step: c*dt/dx = 0.65 exceeds "
+                "sqrt((2 - d)/4) = 0.622244, the bound where the absorbing layer damps by d = "
+                "0.45125 (reduce dt)");
+  // The same region away from the layer runs (c*dt/dx = 0.65 is within 1/sqrt(2) there).
+  write_text(file,
+             "base = \"double-slit-small\"\n[[medium.region]]\nc = 2.6\n"
+             "rect = { x0 = 90, y0 = 90, x1 = 100, y1 = 100 }\n");
+  EXPECT_NO_THROW(validate(read_scene_file(file)));
 }
 
 TEST(SceneFile, MissingFileIsNamed) {

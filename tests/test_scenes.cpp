@@ -135,6 +135,7 @@ TEST(Validation, RefusesWhatCannotBeSimulated) {
 // way of allowing it: the library's message names none.
 TEST(Validation, AnUnstableStepIsItsOwnError) {
   Scene s = builtin_scene("double-slit-small");
+  s.damping.width = 0.0f;  // the bound without damping (below: with it)
   s.dt = 0.9f * s.dx;
   try {
     validate(s);
@@ -161,6 +162,7 @@ TEST(Validation, AnUnstableStepIsItsOwnError) {
         }
       },
       UnstableTimeStep);
+  EXPECT_NO_THROW(validate(s, {.allow_unstable = true}));
   s = builtin_scene("double-slit-small");
   s.nx = 0;
   try {
@@ -170,6 +172,84 @@ TEST(Validation, AnUnstableStepIsItsOwnError) {
     FAIL() << "an empty grid reported as an unstable time step";
   } catch (SceneError const&) {
   }
+}
+
+// In the absorbing layer a cell damped by d lets the rule's checkerboard mode grow unless
+// κ ≤ (2 − d)/4: c·dt/dx ≤ √((2 − d)/4), less than 1/√2. The bound is the most damped
+// updated cell's, per cell where the speed varies.
+TEST(Validation, TheAbsorbingLayerLowersTheBound) {
+  Scene s = builtin_scene("double-slit-small");  // 201², the default layer: width 0.1, strength 0.5
+  // The most damped updated cells are next to the corners (in float, not all four alike).
+  float const d = std::max(damping_at(s, 1, 1), damping_at(s, s.nx - 2, s.ny - 2));
+  EXPECT_GT(d, 0.4f);
+  double const bound = std::sqrt((2.0 - double(d)) / 4.0);
+  s.dx = 1.0f;
+  s.dt = float(0.999 * bound);
+  EXPECT_NO_THROW(validate(s));
+  s.dt = float(1.001 * bound);
+  try {
+    validate(s);
+    FAIL() << "accepted c*dt/dx = " << s.dt << " with damping " << d;
+  } catch (UnstableTimeStep const& e) {
+    std::string const message = e.what();
+    EXPECT_NE(message.find("exceeds sqrt((2 - d)/4) = 0.6"), std::string::npos) << message;
+    EXPECT_NE(message.find("damps by d = 0.4"), std::string::npos) << message;
+    EXPECT_NEAR(e.courant(), 1.001 * bound, 1e-6);
+    EXPECT_NEAR(e.bound(), bound, 1e-12);
+  }
+  // Without the layer 1/√2 holds again.
+  s.damping.width = 0.0f;
+  EXPECT_NO_THROW(validate(s));
+
+  // Per cell: c·dt/dx = 0.7 is stable where no cell is damped, not in the layer.
+  s = builtin_scene("double-slit-small");
+  s.dx = 1.0f;
+  s.dt = 0.5f;
+  s.speed.assign(s.cells(), 1.0f);
+  s.speed[s.index(100, 100)] = 1.4f;
+  StabilityLimit const centre = stability_limit(s);
+  EXPECT_FLOAT_EQ(float(centre.courant), 0.7f);
+  EXPECT_EQ(centre.damping, 0.0f);
+  EXPECT_NO_THROW(validate(s));
+  s.speed[s.index(100, 100)] = 1.0f;
+  s.speed[s.index(100, 1)] = 1.4f;
+  StabilityLimit const edge = stability_limit(s);
+  EXPECT_FLOAT_EQ(float(edge.courant), 0.7f);
+  EXPECT_EQ(edge.damping, damping_at(s, 100, 1));
+  EXPECT_THROW(validate(s), UnstableTimeStep);
+  // The border is never updated: a fast border cell bounds nothing, damped or not.
+  s.speed[s.index(100, 1)] = 1.0f;
+  s.speed[s.index(100, 0)] = 1.5f;
+  EXPECT_NO_THROW(validate(s));
+  s.damping.width = 0.0f;
+  EXPECT_NO_THROW(validate(s));
+  EXPECT_FLOAT_EQ(float(stability_limit(s).courant), 0.5f);
+}
+
+// The damped bound is the rule's: from random fields the reference stays bounded just inside
+// it and grows past it (where 1/√2 would have let it run).
+TEST(Validation, TheDampedBoundIsWhereTheFieldStartsToGrow) {
+  Scene s = plain_scene(101, 101);
+  s.damping = {0.2f, 0.5f};
+  s.sources.clear();
+  s.dx = 1.0f;
+  double const bound =
+      std::sqrt((2.0 - double(std::max(damping_at(s, 1, 1), damping_at(s, 99, 99)))) / 4.0);
+  auto const largest_after = [&](double courant, std::int64_t steps) {
+    s.dt = float(courant);
+    HostPair const pair = run_reference(s, random_pair(s, 7), 0, steps);
+    float largest = 0.0f;
+    for (float v : pair.current)
+      largest = std::isfinite(v) ? std::max(largest, std::abs(v)) : INFINITY;
+    return largest;
+  };
+  s.dt = float(0.98 * bound);
+  EXPECT_NO_THROW(validate(s));
+  EXPECT_LT(largest_after(0.98 * bound, 2000), 4.0f);
+  s.dt = float(1.05 * bound);
+  EXPECT_THROW(validate(s), UnstableTimeStep);
+  EXPECT_LT(1.05 * bound, max_stable_courant);
+  EXPECT_GT(largest_after(1.05 * bound, 2000), 1e6f);
 }
 
 TEST(Kappa, IsScaleFree) {

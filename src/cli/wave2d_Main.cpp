@@ -195,7 +195,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
                      unless_built(can_use_hdf5, "not in this build: it has no HDF5"))
       ->type_name("FILE");
   run.add_flag("--allow-unstable", options.allow_unstable,
-               "Run even when c*dt/dx exceeds the stability limit 1/sqrt(2)");
+               "Run even when c*dt/dx exceeds the stability bound (1/sqrt(2), less in the "
+               "absorbing layer)");
   run.add_option_function<std::string>(
          "--ranks",
          [&options](std::string const& text) {

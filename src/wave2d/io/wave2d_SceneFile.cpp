@@ -822,7 +822,7 @@ void validate(Scene const& scene, SceneFileKey const& key,
     if (key.path.empty() || files.empty()) throw;
     throw UnstableTimeStep(
         located(key.file.empty() ? files.front() : key.file, key.line, key.path, e.what()),
-        e.courant());
+        e.courant(), e.bound());
   }
 }
 

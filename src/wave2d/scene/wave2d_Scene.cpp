@@ -14,18 +14,26 @@ float kappa(float c, float dx, float dt) {
   return float(courant * courant);
 }
 
+namespace {
+
+// The layer's ramp along one axis, 1 at the border to 0 at `ramp` (a fraction of the side)
+// from it, at index i of n. A grid one cell wide is all border: its damping is never read.
+float ramp_at(std::int32_t i, std::int32_t n, float ramp) {
+  float const h = n > 1 ? float(i) / float(n - 1) : 0.0f;
+  return 1.0f - std::min(std::min(h, 1.0f - h), ramp) / ramp;
+}
+
+bool has_damping(Scene const& scene) {
+  return scene.damping.width > 0.0f && scene.damping.strength != 0.0f;
+}
+
+}  // namespace
+
 float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
   // Same float expression as the reference scenes' boundary_damping.
+  if (!has_damping(scene)) return 0.0f;
   float const ramp = scene.damping.width;
-  if (!(ramp > 0.0f) || scene.damping.strength == 0.0f) {
-    return 0.0f;
-  }
-  // A grid one cell wide is all border: its damping is never read.
-  float const xh = scene.nx > 1 ? float(x) / float(scene.nx - 1) : 0.0f;
-  float const yh = scene.ny > 1 ? float(y) / float(scene.ny - 1) : 0.0f;
-  float const fx = 1.0f - std::min(std::min(xh, 1.0f - xh), ramp) / ramp;
-  float const fy = 1.0f - std::min(std::min(yh, 1.0f - yh), ramp) / ramp;
-  float const f = std::max(fx, fy);
+  float const f = std::max(ramp_at(x, scene.nx, ramp), ramp_at(y, scene.ny, ramp));
   return scene.damping.strength * f * f;
 }
 
@@ -52,6 +60,43 @@ double courant_number(Scene const& scene) {
     c_max = *std::max_element(scene.speed.begin(), scene.speed.end());
   }
   return c_max * double(scene.dt) / double(scene.dx);
+}
+
+StabilityLimit stability_limit(Scene const& scene) {
+  StabilityLimit limit{courant_number(scene), max_stable_courant, 0.0f};
+  // Only cells off the border are updated; damping grows toward it.
+  if (scene.nx < 3 || scene.ny < 3) return limit;
+  auto const bound_of = [](float d) { return std::sqrt((2.0 - double(d)) / 4.0); };
+  bool const damped = has_damping(scene);
+  if (scene.speed.empty()) {
+    for (auto const [x, y] : {std::pair{1, 1}, std::pair{scene.nx - 2, scene.ny - 2}}) {
+      float const d = damping_at(scene, x, y);
+      if (d > limit.damping) limit = {limit.courant, bound_of(d), d};
+    }
+    return limit;
+  }
+  // Per cell: the ramps of each column and row once, d as damping_at forms it.
+  std::vector<float> column_ramp(std::size_t(scene.nx)), row_ramp(std::size_t(scene.ny));
+  if (damped) {
+    float const ramp = scene.damping.width;
+    for (std::int32_t x = 0; x < scene.nx; ++x) column_ramp[x] = ramp_at(x, scene.nx, ramp);
+    for (std::int32_t y = 0; y < scene.ny; ++y) row_ramp[y] = ramp_at(y, scene.ny, ramp);
+  }
+  double const per_speed = double(scene.dt) / double(scene.dx);
+  double worst = -1.0;  // the largest (c·dt/dx / bound)²
+  for (std::int32_t y = 1; y + 1 < scene.ny; ++y) {
+    for (std::int32_t x = 1; x + 1 < scene.nx; ++x) {
+      float const f = std::max(column_ramp[x], row_ramp[y]);
+      float const d = damped ? scene.damping.strength * f * f : 0.0f;
+      double const courant = double(scene.speed[scene.index(x, y)]) * per_speed;
+      double const ratio = courant * courant * 4.0 / (2.0 - double(d));
+      if (ratio > worst) {
+        worst = ratio;
+        limit = {courant, bound_of(d), d};
+      }
+    }
+  }
+  return limit;
 }
 
 namespace {
@@ -185,15 +230,24 @@ std::string number_text_beside(double value, double bound) {
 }
 
 void validate_kappa(Scene const& scene, ValidationOptions const& options) {
-  double const courant = courant_number(scene);
-  if (courant > max_stable_courant && !options.allow_unstable) {
-    std::string const& how = options.how_to_allow_unstable;
-    throw UnstableTimeStep(
-        "unstable time step: c*dt/dx = " + number_text_beside(courant, max_stable_courant) +
-            " exceeds 1/sqrt(2) = 0.7071 (reduce dt)" +
-            (how.empty() ? "" : "; " + how + " runs it anyway"),
-        courant);
+  if (!options.allow_unstable) {
+    StabilityLimit const limit = stability_limit(scene);
+    if (limit.courant > limit.bound) {
+      std::string const& how = options.how_to_allow_unstable;
+      std::string const bound =
+          limit.damping == 0.0f
+              ? "1/sqrt(2) = 0.7071"
+              : "sqrt((2 - d)/4) = " + number_text_beside(limit.bound, limit.courant) +
+                    ", the bound where the absorbing layer damps by d = " +
+                    number_text(limit.damping);
+      throw UnstableTimeStep(
+          "unstable time step: c*dt/dx = " + number_text_beside(limit.courant, limit.bound) +
+              " exceeds " + bound + " (reduce dt)" +
+              (how.empty() ? "" : "; " + how + " runs it anyway"),
+          limit.courant, limit.bound);
+    }
   }
+  double const courant = courant_number(scene);
   // Only an allowed unstable step can get here with κ beyond float.
   if (!std::isfinite(float(courant * courant))) {
     fail("kappa = (c*dt/dx)^2 = " + number_text(courant * courant) + " is beyond single precision");

@@ -17,17 +17,24 @@
 
 namespace wave2d {
 
+// The most c·dt/dx a cell without damping allows: 1/√2. A damped cell allows less
+// (stability_limit).
+inline constexpr double max_stable_courant = 0.70710678118654752;
+
 // A time step above the stability bound: the one SceneError that a caller may choose to
 // allow (ValidationOptions::allow_unstable). Its message names the front end's way of
 // allowing it, ValidationOptions::how_to_allow_unstable, where one is given.
 class UnstableTimeStep : public SceneError {
  public:
-  UnstableTimeStep(std::string const& message, double courant)
-      : SceneError(message), courant_(courant) {}
-  double courant() const { return courant_; }  // the largest c·dt/dx of the grid
+  UnstableTimeStep(std::string const& message, double courant, double bound = max_stable_courant)
+      : SceneError(message), courant_(courant), bound_(bound) {}
+  // c·dt/dx of the cell furthest past its bound, and that bound.
+  double courant() const { return courant_; }
+  double bound() const { return bound_; }
 
  private:
   double courant_;
+  double bound_;
 };
 
 struct Source {
@@ -93,9 +100,20 @@ float kappa(float c, float dx, float dt);
 // The damping d(x, y) of the quadratic layer, in float, as the reference scenes do.
 float damping_at(Scene const& scene, std::int32_t x, std::int32_t y);
 
-// Largest Courant number c·dt/dx over the grid; above 1/√2 the scheme is unstable.
+// Largest Courant number c·dt/dx over the grid (the border's cells too).
 double courant_number(Scene const& scene);
-inline constexpr double max_stable_courant = 0.70710678118654752;
+
+// A cell's stability bound: with damping d the rule's fastest (checkerboard) mode grows
+// unless κ ≤ (2 − d)/4, that is c·dt/dx ≤ √((2 − d)/4): 1/√2 without damping, 0.61 at the
+// default strength 0.5. Of the cells off the border (walls counted), the one with the
+// largest c·dt/dx relative to its bound: its c·dt/dx, bound and damping (on a grid without
+// such cells, courant_number and 1/√2).
+struct StabilityLimit {
+  double courant = 0.0;
+  double bound = max_stable_courant;
+  float damping = 0.0f;
+};
+StabilityLimit stability_limit(Scene const& scene);
 
 struct ValidationOptions {
   bool allow_unstable = false;

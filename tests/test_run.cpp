@@ -127,6 +127,30 @@ TEST_F(Run, StoppedByItsListenerItResumesToTheBytesOfAnUninterruptedRun) {
   EXPECT_EQ(read_file(dir() / "twice.npy"), read_file(dir() / "once.npy"));
 }
 
+// A checkpoint names the backend and the space that wrote it: an experiment that names
+// neither resumes on both (where it names a space, that one, which the checkpoint refuses
+// where it is another).
+TEST_F(Run, AResumeThatNamesNoSpaceTakesTheCheckpoints) {
+  if (!can_checkpoint) GTEST_SKIP() << checkpoints_unavailable_reason();
+#if !defined(KOKKOS_ENABLE_SERIAL)
+  GTEST_SKIP() << "Kokkos without Serial: the checkpoint is written on Serial";
+#else
+  Experiment e{.scene = scene_with_receivers(), .backend = "kokkos-mdrange", .space = "serial"};
+  e.steps = 20;
+  e.outputs = {Checkpoints{dir() / "ck", 1000}};
+  wave2d::run(Kokkos::Serial(), e);
+  Experiment resumed{.scene = e.scene, .steps = 30, .resume = dir() / "ck"};
+  CheckedExperiment const checked = check(resumed);
+  EXPECT_EQ(checked.experiment.space, "serial");
+  EXPECT_EQ(checked.experiment.backend, "kokkos-mdrange");
+  resumed.space = space_name<Space>();
+  EXPECT_EQ(check(resumed).experiment.space, space_name<Space>());
+  resumed.space.clear();
+  resumed.backend = "kokkos-tiled";  // on Serial too, but another backend: refused by the run
+  EXPECT_EQ(check(resumed).experiment.space, "serial");
+#endif
+}
+
 // Folders that go during the run: that of an NPY file or a checkpoint is not made again (its
 // file cannot be written); the output folder is, but a file of its name ends the run with the
 // error of the file that needs it.

@@ -247,8 +247,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->type_name("SECONDS");
   run.add_option(
          "--resume", options.resume_file,
-         "Continue the run from a checkpoint of the same scene, backend and wave2d; "
-         "--steps counts from step 0" +
+         "Continue the run from a checkpoint of the same scene, backend, space and wave2d "
+         "(without --backend and --space, those of the checkpoint); --steps counts from step 0" +
              unless_built(can_checkpoint, "not in this build: checkpoints need HDF5 and xxHash"))
       ->type_name("FILE");
 }

@@ -252,6 +252,17 @@ class Stopping(Case):
         self.assertEqual(npy.read_bytes(), whole.read_bytes())
         self.assert_same_bits(resumed.receivers, uninterrupted.receivers)
 
+    @NEEDS_CHECKPOINTS
+    def test_a_resume_that_names_no_space_takes_the_checkpoints(self):
+        if "serial" not in wave2d.spaces() or wave2d.spaces()[0] == "serial":
+            self.skipTest("Serial is not a space besides the default one here")
+        checkpoint = self.folder / "serial.ck"
+        wave2d.run(SCENE, steps=20, backend=BACKEND, space="serial",
+                   outputs=[wave2d.Checkpoints(checkpoint, 1000)])
+        resumed = wave2d.run(SCENE, resume=checkpoint)
+        self.assertEqual((resumed.space, resumed.backend, resumed.first_step),
+                         ("Serial", BACKEND, 20))
+
     def test_numpys_false_stops_as_false_does_and_other_values_go_on(self):
         field = np.zeros(3)
         stopped = wave2d.run(SCENE, backend=BACKEND, progress=lambda at: (field > 1).any())

@@ -96,6 +96,16 @@ std::optional<std::string> numerics_backend(std::string_view numerics) {
   return std::string(numerics.substr(name, end - name));
 }
 
+std::optional<std::string> numerics_space(std::string_view numerics) {
+  auto const backend = numerics_backend(numerics);
+  if (!backend) return std::nullopt;
+  std::string const marker = ", backend " + *backend + " on ";
+  auto const start = numerics.find(marker);
+  auto const end = numerics.find(',', start + marker.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(numerics.substr(start + marker.size(), end - start - marker.size()));
+}
+
 std::string numerics_text(std::string_view backend, std::string_view execution_space) {
   return "wave2d " WAVE2D_VERSION ", backend " + std::string(backend) + " on " +
          std::string(execution_space) + ", IEEE-754 binary32";

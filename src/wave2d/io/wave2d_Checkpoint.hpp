@@ -65,8 +65,10 @@ std::uint64_t receivers_hash(Scene const& scene);
 // split, gives its bits (tested), so that a checkpoint resumes on any number of ranks.
 std::string numerics_text(std::string_view backend, std::string_view execution_space);
 
-// The backend a numerics_text() names; nullopt for a text not of that form.
+// The backend and the execution space (Kokkos' name) a numerics_text() names; nullopt for
+// a text not of that form.
 std::optional<std::string> numerics_backend(std::string_view numerics);
+std::optional<std::string> numerics_space(std::string_view numerics);
 
 struct CheckpointData {
   std::int32_t nx = 0;

@@ -194,6 +194,7 @@ CheckedExperiment check(Experiment experiment) {
   if (checked.steps < 0) {
     throw std::invalid_argument("a run of " + std::to_string(checked.steps) + " steps");
   }
+  bool const space_named = !experiment.space.empty();
   experiment.space = space_for(experiment.space, experiment.backend);
   // Validated for the steps it runs: its sources' values over them; once, here, whatever
   // the experiment says (one taken from a checked experiment and changed says so too).
@@ -211,10 +212,15 @@ CheckedExperiment check(Experiment experiment) {
   if (checked_experiment.resume) {
     checked.resumed =
         read_resumed(*checked_experiment.resume, checked_experiment.scene, checked.steps);
-    // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's.
+    // Every backend of a space gives the same bits: `auto` resumes with the checkpoint's,
+    // and an experiment that names no space on the checkpoint's where the build has it.
+    std::string const& numerics = checked.resumed->numerics;
     if (checked_experiment.backend == auto_backend) {
-      if (auto const backend = numerics_backend(checked.resumed->numerics)) {
-        checked_experiment.backend = *backend;
+      if (auto const backend = numerics_backend(numerics)) checked_experiment.backend = *backend;
+    }
+    if (auto const space = numerics_space(numerics); space && !space_named) {
+      if (auto const compiled = compiled_space_running(*space, checked_experiment.backend)) {
+        checked_experiment.space = *compiled;
       }
     }
   }

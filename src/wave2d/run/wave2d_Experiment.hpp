@@ -87,7 +87,8 @@ struct Experiment {
   // receivers' folders are (the program's --output, into which a build without libpng
   // writes no image); empty: none.
   std::filesystem::path output_folder;
-  // A checkpoint of this scene to go on from; `auto` then takes its backend.
+  // A checkpoint of this scene to go on from; `auto` then takes its backend, and an empty
+  // `space` its space (where this build has it).
   std::optional<std::filesystem::path> resume;
   // When the field stops being finite: write the outputs of the last finite state all the
   // same (the run still fails, with NotFinite).
@@ -121,7 +122,8 @@ struct CheckedExperiment {
 // Finds the space the backend runs on (std::invalid_argument, UnknownBackend), validates
 // the scene for the run's steps (SceneError, naming the scene file's key where there is
 // one), reads the resumed checkpoint's header, checked against the scene and the step count
-// (CheckpointError; `auto` then takes the checkpoint's backend), and checks the outputs
+// (CheckpointError; `auto` then takes the checkpoint's backend, and an experiment that
+// names no space the checkpoint's where the build has it), and checks the outputs
 // (OutputError: two outputs that are one file, an output over an input or over the
 // checkpoint resumed but the run's own checkpoints, a stray file named as the frames are, a
 // path that cannot be written now; std::invalid_argument for a period below 1 and for two

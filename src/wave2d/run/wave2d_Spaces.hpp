@@ -11,6 +11,7 @@
 #include <wave2d/detail/wave2d_KokkosCompat.hpp>
 
 #include <cctype>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -117,6 +118,20 @@ inline std::string space_for(std::string_view requested, std::string_view backen
   throw UnknownBackend("unknown backend '" + std::string(backend) +
                        (requested.empty() ? "'" : "' on " + std::string(requested)) +
                        " (available: " + backend_spaces + ")");
+}
+
+// The space_name() of the compiled space Kokkos calls `kokkos_name` (ExecutionSpace::name(),
+// "OpenMP"), and that it runs `backend` (auto: any); nullopt where neither holds.
+inline std::optional<std::string> compiled_space_running(std::string_view kokkos_name,
+                                                         std::string_view backend) {
+  std::optional<std::string> found;
+  for_each_space([&]<class ExecutionSpace>() {
+    if (kokkos_name == ExecutionSpace::name() &&
+        (backend == auto_backend || has_backend<ExecutionSpace>(backend))) {
+      found = space_name<ExecutionSpace>();
+    }
+  });
+  return found;
 }
 
 // Calls run.template operator()<Space>() for the compiled space of this name (space_name());

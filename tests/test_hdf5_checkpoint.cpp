@@ -387,5 +387,17 @@ TEST(Hdf5CheckpointUnavailable, IsRefusedWithTheReason) {
   EXPECT_FALSE(fs::exists("never"));
 }
 
+// A checkpoint's numerics name the backend and the space that wrote it (a resume that names
+// neither takes them); a text not of that form names neither.
+TEST(CheckpointNumerics, NameTheBackendAndTheSpace) {
+  std::string const text = numerics_text("kokkos-tiled", "OpenMP");
+  EXPECT_EQ(numerics_backend(text), "kokkos-tiled");
+  EXPECT_EQ(numerics_space(text), "OpenMP");
+  for (std::string_view other : {"wave2d 0.1.0, backend kokkos-tiled on", "backend x on y",
+                                 "wave2d 0.1.0, backend kokkos-tiled off OpenMP, x", ""}) {
+    EXPECT_EQ(numerics_space(other), std::nullopt) << other;
+  }
+}
+
 }  // namespace
 }  // namespace wave2d::test

@@ -101,6 +101,7 @@ std::optional<std::string> numerics_space(std::string_view numerics) {
   if (!backend) return std::nullopt;
   std::string const marker = ", backend " + *backend + " on ";
   auto const start = numerics.find(marker);
+  if (start == std::string_view::npos) return std::nullopt;
   auto const end = numerics.find(',', start + marker.size());
   if (end == std::string_view::npos) return std::nullopt;
   return std::string(numerics.substr(start + marker.size(), end - start - marker.size()));

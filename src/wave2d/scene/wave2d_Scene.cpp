@@ -27,14 +27,19 @@ bool has_damping(Scene const& scene) {
   return scene.damping.width > 0.0f && scene.damping.strength != 0.0f;
 }
 
+// d from the ramps of a cell's column and row. Same float expression as the reference
+// scenes' boundary_damping.
+float damping_of_ramps(Scene const& scene, float column_ramp, float row_ramp) {
+  float const f = std::max(column_ramp, row_ramp);
+  return scene.damping.strength * f * f;
+}
+
 }  // namespace
 
 float damping_at(Scene const& scene, std::int32_t x, std::int32_t y) {
-  // Same float expression as the reference scenes' boundary_damping.
   if (!has_damping(scene)) return 0.0f;
   float const ramp = scene.damping.width;
-  float const f = std::max(ramp_at(x, scene.nx, ramp), ramp_at(y, scene.ny, ramp));
-  return scene.damping.strength * f * f;
+  return damping_of_ramps(scene, ramp_at(x, scene.nx, ramp), ramp_at(y, scene.ny, ramp));
 }
 
 std::vector<std::size_t> owned_receivers(Scene const& scene, Window const& window) {
@@ -75,7 +80,7 @@ StabilityLimit stability_limit(Scene const& scene) {
     }
     return limit;
   }
-  // Per cell: the ramps of each column and row once, d as damping_at forms it.
+  // Per cell: the ramps of each column and row once.
   std::vector<float> column_ramp(std::size_t(scene.nx)), row_ramp(std::size_t(scene.ny));
   if (damped) {
     float const ramp = scene.damping.width;
@@ -86,8 +91,7 @@ StabilityLimit stability_limit(Scene const& scene) {
   double worst = -1.0;  // the largest (c·dt/dx / bound)²
   for (std::int32_t y = 1; y + 1 < scene.ny; ++y) {
     for (std::int32_t x = 1; x + 1 < scene.nx; ++x) {
-      float const f = std::max(column_ramp[x], row_ramp[y]);
-      float const d = damped ? scene.damping.strength * f * f : 0.0f;
+      float const d = damped ? damping_of_ramps(scene, column_ramp[x], row_ramp[y]) : 0.0f;
       double const courant = double(scene.speed[scene.index(x, y)]) * per_speed;
       double const ratio = courant * courant * 4.0 / (2.0 - double(d));
       if (ratio > worst) {

@@ -1143,7 +1143,8 @@ TEST_F(Cli, CheckpointsOfAnotherRunAreRefused) {
 }
 
 // Runs `wave2d <arguments>` in work() as Cli::wave2d does, sends it `signal_number` once
-// it has stepped for a while, and waits for it: its wait status, stdout and stderr.
+// its stdout has `when` and `after` has passed (by default: once it has stepped for a
+// while), and waits for it: its wait status, stdout and stderr.
 struct Interrupted {
   int wait_status = 0;
   std::string out;
@@ -1151,7 +1152,9 @@ struct Interrupted {
 };
 
 Interrupted interrupt(fs::path const& work, fs::path const& outside,
-                      std::vector<std::string> arguments, int signal_number) {
+                      std::vector<std::string> arguments, int signal_number,
+                      std::string const& when = "configuration",
+                      std::chrono::milliseconds after = std::chrono::milliseconds(300)) {
   arguments.insert(arguments.begin(), WAVE2D_CLI);
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
@@ -1161,10 +1164,10 @@ Interrupted interrupt(fs::path const& work, fs::path const& outside,
   pid_t const pid = spawn(argv, work, out, err);
   if (pid <= 0) return {-1, "", "cannot start " WAVE2D_CLI};
   // Stepping has begun once the configuration is printed.
-  for (int wait = 0; wait < 600 && !contains(read_file(out), "configuration"); ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int wait = 0; wait < 30000 && !contains(read_file(out), when); ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(after);
   ::kill(pid, signal_number);
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid) status = -1;
@@ -1201,6 +1204,29 @@ TEST_F(Cli, SignalsWriteALastCheckpoint) {
     fs::remove_all(work());
     fs::create_directory(work());
   }
+}
+
+// A signal while the last step's files are written: they are finished, the run's lines
+// printed, and the run says that it ended whole before the signal ends it.
+TEST_F(Cli, ASignalDuringTheLastWritesLetsThemFinish) {
+  if (!can_write_png) GTEST_SKIP() << "no pictures in this build (libpng not found)";
+  // The picture of 3201 x 3201 cells is written after the NPY file, and for longer than the
+  // signal takes to come.
+  Interrupted const run = interrupt(
+      work(), root_.path(),
+      {"run", "--scene", "point-source", "--backend", "reference", "--steps", "2", "--save-npy",
+       "f.npy", "--output", "o", "--kokkos-num-threads=1", "--progress", "none"},
+      SIGTERM, "wrote f.npy", std::chrono::milliseconds(0));
+  EXPECT_TRUE(WIFSIGNALED(run.wait_status) && WTERMSIG(run.wait_status) == SIGTERM) << run.err;
+  EXPECT_TRUE(contains(run.err,
+                       "wave2d: interrupted after step 2, the last: every output was "
+                       "written\n"))
+      << run.err;
+  EXPECT_TRUE(contains(run.out, "wrote o/point-source.png")) << run.out;
+  EXPECT_TRUE(contains(run.out, "throughput")) << run.out;
+  EXPECT_EQ(work_contents(), with_images({"f.npy"}, {"o", "o/point-source.png"}));
+  std::string const png = read_file(work() / "o/point-source.png");
+  EXPECT_TRUE(png.size() > 12 && png.substr(png.size() - 8, 4) == "IEND") << "not whole";
 }
 
 // The checkpoint a signal makes carries the receivers' trace: resumed, the run writes the

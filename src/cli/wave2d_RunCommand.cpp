@@ -208,6 +208,14 @@ void execute(Run<ExecutionSpace>& run, Request const& request, RunOptions const&
   if (result.checkpoint) {
     print_line("checkpoint", result.checkpoint->string() + ", step " + std::to_string(result.step));
   }
+  std::cout << std::flush;
+  // A signal held back while the last outputs were written: the run is whole, and says so
+  // before the signal ends it.
+  if (signals.pending() != 0) {
+    std::cerr << "wave2d: interrupted after step " << result.step
+              << ", the last: every output was written\n";
+    signals.end_by_pending_signal();
+  }
 }
 
 // Errors of setting up a run (the library's, for what the user asked) are input errors.

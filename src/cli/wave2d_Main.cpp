@@ -290,7 +290,28 @@ void report_errors(bool here, bool met) {
   ranks_met = met;
 }
 
+namespace {
+
+// Where a cut of `text` at about `at` may fall: not inside a UTF-8 character.
+std::size_t character_start(std::string_view text, std::size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80) --at;
+  return at;
+}
+
+}  // namespace
+
 std::string one_line(std::string_view text) {
+  // A value quoted whole could make a line of megabytes (a scene file's string, a mask's
+  // number): a long text keeps its start and its end, which say where and what.
+  constexpr std::size_t longest = 6000;
+  constexpr std::size_t head = 4500;
+  constexpr std::size_t tail = 1000;
+  if (text.size() > longest) {
+    std::size_t const head_end = character_start(text, head);
+    std::size_t const tail_start = character_start(text, text.size() - tail);
+    return one_line(text.substr(0, head_end)) + " [... " + std::to_string(tail_start - head_end) +
+           " bytes left out ...] " + one_line(text.substr(tail_start));
+  }
   std::string line;
   for (char const c : text) {
     auto const code = static_cast<unsigned char>(c);

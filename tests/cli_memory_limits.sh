@@ -1,9 +1,9 @@
 #!/bin/sh
 # `wave2d run` refuses, with its usage status 2 and a line naming what is too large, a
 # run that cannot fit in memory: a receivers' trace of more steps than memory holds (with
-# its copy for the files), a grid beyond an address-space or data limit (ulimit -v, -d);
-# and a step count at int64's limit.
-#   cli_memory_limits.sh CLI WORK CASE SCENE_FILES(ON|OFF) [sanitized]
+# its copy for the files), a grid beyond an address-space or data limit (ulimit -v, -d), a
+# grid that fits but not with its pictures; and a step count at int64's limit.
+#   cli_memory_limits.sh CLI WORK CASE SCENE_FILES(ON|OFF) PNG(ON|OFF) [sanitized]
 set -u
 cli=$1
 work=$2
@@ -12,7 +12,11 @@ if [ "$4" != ON ]; then
   echo "skipped: this build reads no scene files (toml++ not found), which every case uses"
   exit 77
 fi
-if [ "${5:-}" = sanitized ] && [ "$case" != steps ]; then
+if [ "$5" != ON ] && [ "$case" = pictures ]; then
+  echo "skipped: this build draws no pictures (libpng not found)"
+  exit 77
+fi
+if [ "${6:-}" = sanitized ] && [ "$case" != steps ]; then
   echo "skipped: AddressSanitizer reserves terabytes of address space, so no program built" \
        "with it starts under ulimit -v or -d"
   exit 77
@@ -49,6 +53,13 @@ steps = 5
 x = 10
 y = 10
 frequency = 20.0
+SCENE
+cat > pictured.toml << 'SCENE'
+[grid]
+nx = 4096
+ny = 4096
+[time]
+steps = 2
 SCENE
 
 failed=0
@@ -99,6 +110,12 @@ case $case in
   data)
     expect 2 "the 8000 x 8000 grid needs about" \
       sh -c 'ulimit -d 1048576 && exec "$@"' sh "$cli" run --scene large.toml --backend reference
+    ;;
+  pictures)
+    # 960 MiB of address space: the grid's 640 MiB fit, not with the 313 MiB of its picture
+    # (once refused only when drawn, after the steps).
+    expect 2 "the 4096 x 4096 grid with its pictures needs about 952.5 MiB" \
+      sh -c 'ulimit -v 983040 && exec "$@"' sh "$cli" run --scene pictured.toml --backend reference
     ;;
   *)
     echo "unknown case $case"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace wave2d::test {
@@ -59,6 +60,26 @@ TEST(Picture, IsAtMostMaxPictureSidePixelsASide) {
   EXPECT_EQ(wide.height, 2);
   EXPECT_EQ(whole_picture(max_picture_side, max_picture_side).scale, 1);
   EXPECT_EQ(whole_picture(max_picture_side + 1, 1).scale, 2);
+}
+
+// picture_bytes, which the memory check counts, covers what drawing a picture holds: its
+// part, its colours and the colours beside their widest colour bar; and not twice over.
+TEST(Picture, PictureBytesCoverWhatDrawingOneHolds) {
+  for (auto const [nx, ny] : {std::pair{1, 1},
+                              {37, 23},
+                              {5, 3000},
+                              {3000, 7},
+                              {1000, 1000},
+                              {max_picture_side + 1, 900}}) {
+    PicturePart const picture = whole_picture(nx, ny);
+    std::vector<std::uint8_t> const colours = render_picture(picture, 1.0f);
+    RgbImage const image =
+        with_colour_bar(colours, picture.width, picture.height, 1.0e-5f, LabelRoom::any_scale);
+    double const held = double(picture.pixels.size() * sizeof(PixelPart)) + double(colours.size()) +
+                        double(image.rgb.size());
+    EXPECT_GE(picture_bytes(nx, ny), held) << nx << " x " << ny;
+    EXPECT_LE(picture_bytes(nx, ny), 1.5 * held + double(1 << 20)) << nx << " x " << ny;
+  }
 }
 
 // A pixel is black when most of its cells are walls, else the colour of its value of

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <optional>
 #include <regex>
 #include <string>
@@ -467,6 +468,9 @@ int main(int argc, char* argv[]) {
       run_command(options, kokkos_arguments);
     }
     return 0;
+  } catch (std::bad_alloc const&) {  // past the memory check: what it could not foresee
+    report_error("out of memory");
+    return failing(exit_runtime_failure);
   } catch (std::exception const& e) {
     report_error(e.what());
     return failing(is_input_error(e) ? exit_input_error : exit_runtime_failure);

@@ -236,7 +236,10 @@ auto setting_up(F&& f) {
 template <class ExecutionSpace>
 void simulate(CheckedExperiment checked, Request const& request, RunOptions const& options,
               std::vector<char*> kokkos_arguments) {
-  setting_up([&] { check_memory_before_start<ExecutionSpace>(checked.experiment.scene); });
+  setting_up([&] {
+    check_memory_before_start<ExecutionSpace>(checked.experiment.scene,
+                                              draws_pictures(checked.experiment));
+  });
   KokkosScope const kokkos(std::move(kokkos_arguments));
   ExecutionSpace const space;
   auto run = setting_up([&] { return Run<ExecutionSpace>(space, std::move(checked)); });

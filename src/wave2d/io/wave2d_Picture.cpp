@@ -24,15 +24,31 @@ PixelPart merged(PixelPart a, PixelPart const& b) {
   return {take_b ? b.value : a.value, a.open + b.open, a.walls + b.walls};
 }
 
-}  // namespace
-
-PicturePart whole_picture(std::int32_t nx, std::int32_t ny) {
+// The picture of a whole nx x ny grid, its pixels not made.
+PicturePart empty_picture(std::int32_t nx, std::int32_t ny) {
   if (nx <= 0 || ny <= 0) throw std::invalid_argument("wave2d::whole_picture: empty grid");
   std::int32_t const side = std::max(nx, ny);
   std::int32_t const scale = (side + max_picture_side - 1) / max_picture_side;
-  PicturePart picture{scale, 0, 0, (nx + scale - 1) / scale, (ny + scale - 1) / scale, {}};
+  return {scale, 0, 0, (nx + scale - 1) / scale, (ny + scale - 1) / scale, {}};
+}
+
+}  // namespace
+
+PicturePart whole_picture(std::int32_t nx, std::int32_t ny) {
+  PicturePart picture = empty_picture(nx, ny);
   picture.pixels.resize(std::size_t(picture.width) * std::size_t(picture.height));
   return picture;
+}
+
+double picture_bytes(std::int32_t nx, std::int32_t ny) {
+  PicturePart const picture = empty_picture(nx, ny);
+  double const width = picture.width;
+  double const height = picture.height;
+  // with_colour_bar's: under 50 font pixels across beside the picture, 19 down, each
+  // height / 100 image pixels a side; and what libpng and zlib hold while they write.
+  double const font = std::max(1.0, std::floor(height / 100.0));
+  double const bar = 3.0 * (width + 50.0 * font + 2.0) * std::max(height, 19.0 * font);
+  return width * height * (sizeof(PixelPart) + 3.0) + bar + double(1 << 20);
 }
 
 PicturePart picture_part(std::span<float const> u, std::span<std::uint8_t const> walls,
@@ -43,7 +59,7 @@ PicturePart picture_part(std::span<float const> u, std::span<std::uint8_t const>
       (!walls.empty() && walls.size() != std::size_t(global))) {
     throw std::invalid_argument("wave2d::picture_part: the field or walls do not fit the block");
   }
-  std::int32_t const scale = whole_picture(block.global_nx, block.global_ny).scale;
+  std::int32_t const scale = empty_picture(block.global_nx, block.global_ny).scale;
   PicturePart part{scale,
                    block.x0 / scale,
                    block.y0 / scale,

@@ -37,6 +37,10 @@ struct PicturePart {
 // = 0, every pixel empty.
 PicturePart whole_picture(std::int32_t nx, std::int32_t ny);
 
+// What drawing and writing the picture of a whole nx x ny grid holds at its peak, in bytes,
+// generously: its pixels' parts, their colours and the colours beside their colour bar.
+double picture_bytes(std::int32_t nx, std::int32_t ny);
+
 // The pixels that the owned cells of `block` overlap, from u (those cells, row-major) and
 // `walls` (the whole grid's mask, nx * ny, or empty: none).
 PicturePart picture_part(std::span<float const> u, std::span<std::uint8_t const> walls,

@@ -158,6 +158,12 @@ std::vector<std::int64_t> CheckedExperiment::periods() const {
   return every;
 }
 
+bool draws_pictures(Experiment const& experiment) {
+  return std::ranges::any_of(experiment.outputs, [](Output const& output) {
+    return std::holds_alternative<Pictures>(output);
+  });
+}
+
 Experiment experiment_of(SceneFile file) {
   Experiment experiment;
   experiment.scene = std::move(file.scene);

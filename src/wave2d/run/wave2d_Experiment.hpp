@@ -99,6 +99,9 @@ struct Experiment {
   SceneFileKey time_step_key;
 };
 
+// Whether the experiment draws pictures of its field (has a Pictures output).
+bool draws_pictures(Experiment const& experiment);
+
 // The experiment of a scene file's scene, its inputs and key set.
 Experiment experiment_of(SceneFile file);
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -170,9 +171,13 @@ void OutputFiles::write_picture(fs::path const& path, PicturePart const& field,
   float amplitude = scale ? *scale : picture_amplitude(field);
   if (!(amplitude > 0.0f)) amplitude = 1.0f;  // a field of zeros: the textbook's scale
   // Scaled one by one, the pictures keep one size: their labels' room is that of any scale.
-  RgbImage const picture =
-      with_colour_bar(render_picture(field, amplitude), field.width, field.height, amplitude,
-                      scale ? LabelRoom::fitted : LabelRoom::any_scale);
+  RgbImage picture;
+  try {
+    picture = with_colour_bar(render_picture(field, amplitude), field.width, field.height,
+                              amplitude, scale ? LabelRoom::fitted : LabelRoom::any_scale);
+  } catch (std::bad_alloc const&) {
+    throw OutputError("cannot write '" + path.string() + "': out of memory");
+  }
   char exact[32];
   std::snprintf(exact, sizeof(exact), "%.9g", double(amplitude));
   create_parent_directory(path);

@@ -368,7 +368,7 @@ Run<ExecutionSpace>::Run(ExecutionSpace const& space, CheckedExperiment checked,
                                 space_name<ExecutionSpace>() + " that runs it");
   }
   if (!part_) {
-    check_memory(space_, e.scene);
+    check_memory(space_, e.scene, draws_pictures(e));
     try {
       part_ = std::make_unique<detail::WholeGrid<ExecutionSpace>>(space_, e.scene, e.backend,
                                                                   e.validation, e.plan);

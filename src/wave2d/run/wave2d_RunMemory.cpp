@@ -1,5 +1,7 @@
 #include <wave2d/run/wave2d_RunMemory.hpp>
 
+#include <wave2d/io/wave2d_Picture.hpp>
+
 namespace wave2d {
 
 namespace {
@@ -8,24 +10,26 @@ namespace {
 // sides, and the scene's own copy.
 double floats_per_cell(bool speed_map) { return speed_map ? 13.0 : 10.0; }
 
-std::string grid_text(std::int64_t nx, std::int64_t ny) {
-  return "the " + std::to_string(nx) + " x " + std::to_string(ny) + " grid";
+std::string grid_text(std::int64_t nx, std::int64_t ny, bool pictures = false) {
+  return "the " + std::to_string(nx) + " x " + std::to_string(ny) + " grid" +
+         (pictures ? " with its pictures" : "");
 }
 
 }  // namespace
 
-MemoryEstimate estimated_bytes(Scene const& scene) {
+MemoryEstimate estimated_bytes(Scene const& scene, bool pictures) {
   // In double: no step count (--steps takes any int64) can wrap it. The trace twice: its
   // host copy for the files is made while the run's own is held.
-  return {double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float),
+  return {double(scene.cells()) * floats_per_cell(!scene.speed.empty()) * sizeof(float) +
+              (pictures ? picture_bytes(scene.nx, scene.ny) : 0.0),
           2.0 * (double(scene.steps) + 1.0) * double(scene.receivers.size()) * sizeof(float)};
 }
 
 std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,
-                                               std::string const& where) {
-  MemoryEstimate const needed = estimated_bytes(scene);
+                                               std::string const& where, bool pictures) {
+  MemoryEstimate const needed = estimated_bytes(scene, pictures);
   if (fits_in_memory(available, needed.grid + needed.trace)) return std::nullopt;
-  std::string const grid = grid_text(scene.nx, scene.ny);
+  std::string const grid = grid_text(scene.nx, scene.ny, pictures);
   if (!fits_in_memory(available, needed.grid)) {
     return insufficient_memory(grid, "needs", needed.grid, available, where);
   }

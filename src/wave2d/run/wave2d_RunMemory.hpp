@@ -16,14 +16,14 @@
 namespace wave2d {
 
 // What a run may need at its peak, generously, in bytes: for the grid the field pair, a
-// backend's scratch fields, the cell codes, and host copies of the fields for output;
-// for the receivers' trace a float per receiver and step, steps 0 .. scene.steps, and its
-// copy for the files.
+// backend's scratch fields, the cell codes, host copies of the fields for output and, where
+// it draws `pictures`, what drawing one holds (picture_bytes); for the receivers' trace a
+// float per receiver and step, steps 0 .. scene.steps, and its copy for the files.
 struct MemoryEstimate {
   double grid = 0.0;
   double trace = 0.0;
 };
-MemoryEstimate estimated_bytes(Scene const& scene);
+MemoryEstimate estimated_bytes(Scene const& scene, bool pictures = false);
 
 // Throws InsufficientMemory when an nx x ny grid cannot fit in the host's available memory:
 // asked as soon as a scene file gives its grid, before any per-cell buffer is made. It
@@ -32,16 +32,16 @@ MemoryEstimate estimated_bytes(Scene const& scene);
 void check_host_memory(std::int32_t nx, std::int32_t ny);
 
 // The InsufficientMemory for a run that does not fit in `available` bytes (empty: unknown) of
-// `where`'s memory, naming what is too large: the grid, the receivers' trace or both;
-// none when it fits.
+// `where`'s memory, naming what is too large: the grid (with its pictures), the receivers'
+// trace or both; none when it fits.
 std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,
-                                               std::string const& where);
+                                               std::string const& where, bool pictures = false);
 
-// Throws InsufficientMemory when the scene does not fit in the memory space of the execution
-// space, as far as that can be known.
+// Throws InsufficientMemory when the scene (drawing `pictures` of it) does not fit in the
+// memory space of the execution space, as far as that can be known.
 template <class ExecutionSpace>
-void check_memory(ExecutionSpace const& space, Scene const& scene) {
-  if (auto error = memory_error(scene, available_bytes(space), ExecutionSpace::name())) {
+void check_memory(ExecutionSpace const& space, Scene const& scene, bool pictures = false) {
+  if (auto error = memory_error(scene, available_bytes(space), ExecutionSpace::name(), pictures)) {
     throw *error;
   }
 }
@@ -57,9 +57,10 @@ inline constexpr bool uses_host_memory =
 // starts no backend (a GPU's runtime may not start at all under the address-space limit
 // that refuses it). Nothing for other spaces.
 template <class ExecutionSpace>
-void check_memory_before_start(Scene const& scene) {
+void check_memory_before_start(Scene const& scene, bool pictures = false) {
   if constexpr (uses_host_memory<ExecutionSpace>) {
-    if (auto error = memory_error(scene, detail::host_available_bytes(), ExecutionSpace::name())) {
+    if (auto error =
+            memory_error(scene, detail::host_available_bytes(), ExecutionSpace::name(), pictures)) {
       throw *error;
     }
   }

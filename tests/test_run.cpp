@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/wait.h>
@@ -331,6 +332,14 @@ TEST_F(Run, CheckRefusesBeforeAnyWork) {
     EXPECT_THROW(check(e), std::invalid_argument) << stem;
     e.outputs = {ReceiverFiles{.directory = dir(), .stem = stem}};
     EXPECT_THROW(check(e), std::invalid_argument) << stem;
+  }
+  e.outputs = {Pictures{.directory = dir(), .stem = std::string("a\0b", 3)}};
+  try {  // the whole stem said, its NUL as \0
+    check(e);
+    ADD_FAILURE() << "a stem with a NUL was taken";
+  } catch (std::invalid_argument const& error) {
+    EXPECT_TRUE(std::string_view(error.what()).find("stem 'a\\0b'") != std::string_view::npos)
+        << error.what();
   }
   EXPECT_TRUE(fs::is_empty(dir()));
 }

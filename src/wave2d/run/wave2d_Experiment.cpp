@@ -55,7 +55,8 @@ void check_period(std::optional<std::int64_t> every, std::string const& what) {
 void check_stem(std::string const& stem, char const* what) {
   if (stem.find_first_of(std::string_view("/\0", 2)) != std::string::npos ||
       stem.starts_with('.')) {
-    std::string const shown = stem.substr(0, stem.find('\0'));
+    std::string shown;  // a NUL as \0, not the end of the message's text
+    for (char const c : stem) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
     throw std::invalid_argument(std::string("the ") + what + "' stem '" + shown +
                                 "' is not a file name (no '/', no NUL, no leading '.')");
   }

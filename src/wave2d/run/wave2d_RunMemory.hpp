@@ -37,21 +37,22 @@ void check_host_memory(std::int32_t nx, std::int32_t ny);
 std::optional<InsufficientMemory> memory_error(Scene const& scene, std::optional<double> available,
                                                std::string const& where, bool pictures = false);
 
-// Throws InsufficientMemory when the scene (drawing `pictures` of it) does not fit in the
-// memory space of the execution space, as far as that can be known.
-template <class ExecutionSpace>
-void check_memory(ExecutionSpace const& space, Scene const& scene, bool pictures = false) {
-  if (auto error = memory_error(scene, available_bytes(space), ExecutionSpace::name(), pictures)) {
-    throw *error;
-  }
-}
-
 // Whether ExecutionSpace's memory is bounded by the host's limits, known before Kokkos
 // starts; a device's free memory is known only once it has.
 template <class ExecutionSpace>
 inline constexpr bool uses_host_memory =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                typename ExecutionSpace::memory_space>::accessible;
+
+// Throws InsufficientMemory when the scene (drawing `pictures` of it, on the host) does not
+// fit in the memory space of the execution space, as far as that can be known.
+template <class ExecutionSpace>
+void check_memory(ExecutionSpace const& space, Scene const& scene, bool pictures = false) {
+  if (auto error = memory_error(scene, available_bytes(space), ExecutionSpace::name(),
+                                pictures && uses_host_memory<ExecutionSpace>)) {
+    throw *error;
+  }
+}
 
 // check_memory before Kokkos starts, for spaces that use host memory: a run refused there
 // starts no backend (a GPU's runtime may not start at all under the address-space limit

@@ -231,17 +231,17 @@ std::vector<std::string> with_images(std::vector<std::string> files,
   return files;
 }
 
-// A value of any length in an error (here a scene file's name of 120 kB) still makes a line
-// of a few kB: its start and end, cut between characters, and how much was left out.
+// A value of any length in an error (here a backend's name of 120 kB) still makes a line of
+// a few kB: its start and end, cut between characters, and how much was left out.
 TEST_F(Cli, AnErrorQuotesALongValueInPart) {
   std::string name;
   for (int i = 0; i < 60000; ++i) name += "\u00e9";  // two bytes each
-  Result const result = wave2d("run --scene '" + name + "'");
+  Result const result = wave2d("run --scene double-slit-small --backend '" + name + "'");
   EXPECT_EQ(result.status, 2);
-  EXPECT_EQ(result.err.find("wave2d: error: \u00e9\u00e9"), 0u) << result.err.substr(0, 100);
+  EXPECT_EQ(result.err.find("wave2d: error: unknown backend '\u00e9\u00e9"), 0u)
+      << result.err.substr(0, 100);
   EXPECT_TRUE(contains(result.err, "bytes left out ...]")) << result.err.substr(0, 100);
-  EXPECT_TRUE(result.err.ends_with("\u00e9: cannot open the scene file: File name too long\n"))
-      << result.err.substr(result.err.size() - 100);
+  EXPECT_TRUE(contains(result.err, "\u00e9' (available: ")) << result.err.substr(0, 100);
   EXPECT_LT(result.err.size(), 6200u);
   EXPECT_EQ(result.err.find('\n'), result.err.size() - 1);
   for (std::size_t i = 0; i < result.err.size(); ++i) {  // every \u00e9 whole

@@ -217,6 +217,12 @@ TEST(Validation, TheAbsorbingLayerLowersTheBound) {
   EXPECT_FLOAT_EQ(float(edge.courant), 0.7f);
   EXPECT_EQ(edge.damping, damping_at(s, 100, 1));
   EXPECT_THROW(validate(s), UnstableTimeStep);
+  // Nor is a wall: a fast wall cell in the layer bounds nothing.
+  std::vector<std::uint8_t> const slits = s.walls;
+  s.walls[s.index(100, 1)] = 1;
+  EXPECT_NO_THROW(validate(s));
+  EXPECT_FLOAT_EQ(float(stability_limit(s).courant), 0.5f);
+  s.walls = slits;
   // The border is never updated: a fast border cell bounds nothing, damped or not.
   s.speed[s.index(100, 1)] = 1.0f;
   s.speed[s.index(100, 0)] = 1.5f;

@@ -91,6 +91,7 @@ StabilityLimit stability_limit(Scene const& scene) {
   double worst = -1.0;  // the largest (c·dt/dx / bound)²
   for (std::int32_t y = 1; y + 1 < scene.ny; ++y) {
     for (std::int32_t x = 1; x + 1 < scene.nx; ++x) {
+      if (scene.is_wall(x, y)) continue;  // never updated: its speed moves nothing
       float const d = damped ? damping_of_ramps(scene, column_ramp[x], row_ramp[y]) : 0.0f;
       double const courant = double(scene.speed[scene.index(x, y)]) * per_speed;
       double const ratio = courant * courant * 4.0 / (2.0 - double(d));

@@ -105,9 +105,10 @@ double courant_number(Scene const& scene);
 
 // A cell's stability bound: with damping d the rule's fastest (checkerboard) mode grows
 // unless κ ≤ (2 − d)/4, that is c·dt/dx ≤ √((2 − d)/4): 1/√2 without damping, 0.61 at the
-// default strength 0.5. Of the cells off the border (walls counted), the one with the
-// largest c·dt/dx relative to its bound: its c·dt/dx, bound and damping (on a grid without
-// such cells, courant_number and 1/√2).
+// default strength 0.5. Of the cells updated (off the border; where the speed varies, not
+// walls), the one with the largest c·dt/dx relative to its bound: its c·dt/dx, bound and
+// damping (on a grid without such cells, courant_number and 1/√2). A uniform speed is
+// checked at the two most damped cells, walls or not.
 struct StabilityLimit {
   double courant = 0.0;
   double bound = max_stable_courant;

@@ -106,7 +106,7 @@ class Simulation {
   // owned cells; the other columns stay 0. The view may change with the next advance():
   // take it again after it.
   trace_type receivers() const {
-    require_not_moved("wave2d::Simulation::receivers");
+    require_usable("wave2d::Simulation::receivers");
     auto const rows = std::size_t(fields_.step - trace_first_step_ + 1);
     return Kokkos::subview(trace_, std::pair<std::size_t, std::size_t>(0, rows), Kokkos::ALL);
   }
@@ -141,9 +141,10 @@ class Simulation {
   void restore_receivers(ExecutionSpace const& space, Rows const& rows, std::int64_t first_step);
 
   // u(t_{n-1}) and u(t_n) after n = steps_done() steps. The views may change with
-  // the next advance() or set_state(): take them again after it.
-  field_type const& previous() const { return state("wave2d::Simulation::previous").previous; }
-  field_type const& current() const { return state("wave2d::Simulation::current").current; }
+  // the next advance() or set_state(): take them again after it. Views of Kokkos: refused
+  // outside its lifetime.
+  field_type const& previous() const { return view("wave2d::Simulation::previous").previous; }
+  field_type const& current() const { return view("wave2d::Simulation::current").current; }
   std::int64_t steps_done() const { return state("wave2d::Simulation::steps_done").step; }
   float time() const {
     return time_of_step(scene_.t0, scene_.dt, state("wave2d::Simulation::time").step);
@@ -305,6 +306,10 @@ class Simulation {
   }
   FieldPair<MemorySpace> const& state(char const* name) const {
     require_not_moved(name);
+    return fields_;
+  }
+  FieldPair<MemorySpace> const& view(char const* name) const {
+    require_usable(name);
     return fields_;
   }
 

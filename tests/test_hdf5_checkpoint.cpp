@@ -142,6 +142,9 @@ TEST_F(Hdf5Checkpoint, ACheckpointOfTheBinaryFormatIsRefusedSayingSo) {
 TEST_F(Hdf5Checkpoint, FilesThatAreNoCheckpointAreRefused) {
   write_text(path("text"), "a text\n");
   EXPECT_EQ(refusal(path("text")).message, refused("text") + "is not a wave2d checkpoint");
+  // The binary formats' first bytes, then text where their number would be.
+  write_text(path("magic"), "WAVE2DCK garbage garbage");
+  EXPECT_EQ(refusal(path("magic")).message, refused("magic") + "is not a wave2d checkpoint");
   EXPECT_EQ(refusal(path("missing")).message, refused("missing") + "does not exist");
   Scene scene;
   scene.nx = 4;

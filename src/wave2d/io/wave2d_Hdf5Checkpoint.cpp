@@ -121,6 +121,8 @@ void check_kind(fs::path const& path, Refuse const& refuse) {
   if (read == start.size() && std::memcmp(start.data(), binary_magic, sizeof(binary_magic)) == 0) {
     std::uint32_t version = 0;
     std::memcpy(&version, start.data() + sizeof(binary_magic), sizeof(version));
+    // Only formats 1 and 2 were binary: another number is no checkpoint's.
+    if (version != 1 && version != 2) throw refuse("is not a wave2d checkpoint");
     throw refuse("is a checkpoint of format " + std::to_string(version) +
                  ", from before checkpoints were HDF5 files: this wave2d " WAVE2D_VERSION
                  " reads format " +

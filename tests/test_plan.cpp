@@ -177,13 +177,13 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
       ASSERT_TRUE(write_overrated_plan(space, cache, scene));
       Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
       ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
-      // Advanced a few steps a call, as a run between its outputs: the check's samples span
-      // calls. Its samples last milliseconds, so a faster machine takes more steps.
-      std::int64_t const chunk = 7;
+      // Advanced in chunks of a run's length (its samples last milliseconds: at most a few
+      // hundred steps here), so a faster machine takes more chunks.
+      std::int64_t const chunk = 1000;
       std::int64_t steps = chunk;
       run_from(space, simulation, initial, 5, chunk);
       Plan const& plan = *simulation.plan();
-      while (plan.ranking.front().gcells_per_second >= 100.0 && steps < 50000) {
+      while (plan.ranking.front().gcells_per_second >= 100.0 && steps < 200000) {
         simulation.advance(space, chunk);
         steps += chunk;
       }
@@ -234,6 +234,40 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
   });
 }
 
+// A run that stops every step for its outputs: the check's samples span its calls and it
+// may switch, but the rates are that run's, not the grid's, and the cache keeps the entry.
+TEST_P(AutoTest, ARunSteppingAStepACallKeepsNoCorrection) {
+  with_space(GetParam(), [&]<class ExecutionSpace>() {
+    if constexpr (!wave2d::detail::runs_on_host<ExecutionSpace>) {
+      GTEST_SKIP() << GetParam() << ": a run there does not check its choice";
+    } else {
+      ExecutionSpace space;
+      fs::path const cache = fresh_folder("switch-apart-" + GetParam());
+      Scene const scene = busy_scene(700, 500, 4);
+      ASSERT_TRUE(write_overrated_plan(space, cache, scene));
+      Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
+      run_from(space, simulation, random_pair(scene, 14), 5, 1);
+      Plan const& plan = *simulation.plan();
+      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 100000; ++call) {
+        simulation.advance(space, 1);
+      }
+      space.fence();
+      ASSERT_LT(plan.ranking.front().gcells_per_second, 100.0) << "the check did not end";
+      if (plan.switched) {
+        EXPECT_FALSE(plan.switched->cache_corrected);
+        EXPECT_EQ(plan.switched->not_kept,
+                  "the run stepped 1 step at a time between its outputs, unlike most runs");
+      }
+      std::vector<std::string> notes;
+      auto const entry =
+          read_cached_plan(cache, plan_key(space, Window::whole(scene.nx, scene.ny)), notes);
+      ASSERT_TRUE(entry);
+      EXPECT_EQ(entry->backend, "kokkos-mdrange");
+      EXPECT_EQ(entry->ranking.front().gcells_per_second, 1000.0) << "the entry was rewritten";
+    }
+  });
+}
+
 // The same run with a regular file where the cache folder was, put there after the entry
 // was read: the cache cannot keep what the run measured, and a switch says so and why
 // rather than that the cache was corrected.
@@ -250,10 +284,10 @@ TEST_P(AutoTest, ASwitchThePlanCacheCannotKeepSaysWhy) {
       ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
       fs::remove_all(cache);
       std::ofstream(cache) << "x";
-      run_from(space, simulation, random_pair(scene, 14), 5, 7);
+      run_from(space, simulation, random_pair(scene, 14), 5, 1000);
       Plan const& plan = *simulation.plan();
-      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 7000; ++call) {
-        simulation.advance(space, 7);
+      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 200; ++call) {
+        simulation.advance(space, 1000);
       }
       space.fence();
       fs::remove(cache);
@@ -419,7 +453,7 @@ TEST(PlanCache, KeepsAndReadsAPlan) {
   for (auto change : std::vector<void (*)(PlanKey&)>{
            [](PlanKey& k) { k.version = "9.9.8"; }, [](PlanKey& k) { k.device = "Other"; },
            [](PlanKey& k) { k.space = "Serial"; }, [](PlanKey& k) { k.threads = 8; },
-           [](PlanKey& k) { k.nx = 300; }}) {
+           [](PlanKey& k) { k.nx = 300; }, [](PlanKey& k) { k.max_fused_steps = 1; }}) {
     PlanKey key = some_key();
     change(key);
     EXPECT_FALSE(read_cached_plan(cache, key, notes)) << key.text();
@@ -538,7 +572,8 @@ Plan plan_from_cache(std::string const& folder, CachedPlan const& cached, PlanOp
   Window const whole = Window::whole(scene.nx, scene.ny);
   options.cache_directory = fresh_folder(folder);
   std::vector<std::string> notes;
-  EXPECT_TRUE(write_cached_plan(options.cache_directory, plan_key(space, whole), cached, notes));
+  EXPECT_TRUE(write_cached_plan(options.cache_directory,
+                                plan_key(space, whole, options.max_fused_steps), cached, notes));
   return plan_backend(space, scene, whole, options);
 }
 
@@ -551,6 +586,18 @@ TEST(PlanCache, ACachedBackendTheHaloExcludesIsSaidSo) {
             std::string::npos)
       << plan.notes[0];
   EXPECT_NE(plan.backend, "kokkos-tiled");
+}
+
+// An entry that rates not every candidate (made by a run whose windows' halo ruled one out)
+// does not answer a run that may take it: ignored, said so, measured again.
+TEST(PlanCache, AnEntryWithoutARateForACandidateIsIgnored) {
+  Plan const plan = plan_from_cache("unrated", {"kokkos-mdrange", {{"kokkos-mdrange", 2.0}}}, {});
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes[0].find("it has no rate for 'kokkos-tiled', a candidate here"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_FALSE(plan.from_cache);
+  EXPECT_EQ(plan.ranking.size(), 2u);
 }
 
 // The sequential reference is the space's but never a candidate: so the note says, on a run

@@ -84,7 +84,9 @@ std::string_view plan_mode_name(PlanMode mode) {
 
 std::string PlanKey::text() const {
   return "device=" + device + "; space=" + space + "; threads=" + std::to_string(threads) +
-         "; grid=" + std::to_string(nx) + "x" + std::to_string(ny) + "; wave2d=" + version;
+         "; grid=" + std::to_string(nx) + "x" + std::to_string(ny) +
+         (max_fused_steps > 0 ? "; halo=" + std::to_string(max_fused_steps) : "") +
+         "; wave2d=" + version;
 }
 
 fs::path default_plan_cache_directory() {

@@ -28,6 +28,9 @@ struct PlanKey {
   std::int32_t nx = 0;  // the local grid
   std::int32_t ny = 0;
   std::string version;  // wave2d's
+  // The windows' halo where it limits the steps a candidate may fuse (a distributed run's),
+  // 0 where nothing does: a run that may not try every candidate keeps plans of its own.
+  int max_fused_steps = 0;
   std::string text() const;
 };
 

@@ -129,9 +129,12 @@ std::vector<Backend<ExecutionSpace, MemorySpace>> plan_candidates(int max_fused_
 
 }  // namespace detail
 
+// The plan cache's key of `window` on `space`, for candidates of at most `max_fused_steps`
+// fused steps (0: any).
 template <class ExecutionSpace, class MemorySpace = typename ExecutionSpace::memory_space>
-PlanKey plan_key(ExecutionSpace const& space, Window const& window) {
+PlanKey plan_key(ExecutionSpace const& space, Window const& window, int max_fused_steps = 0) {
   PlanKey key;
+  key.max_fused_steps = max_fused_steps;
   key.device = detail::device_name(space);
   key.space = ExecutionSpace::name();
   key.threads = int(space.concurrency());
@@ -286,7 +289,8 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
   PlannedStepper<ExecutionSpace, MemorySpace> planned;
   Plan& plan = planned.plan;
   plan.mode = options.mode;
-  plan.key = plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window());
+  plan.key =
+      plan_key<ExecutionSpace, MemorySpace>(space, coefficients.window(), options.max_fused_steps);
   if (options.mode == PlanMode::estimate) {
     plan.backend = estimate_backend<ExecutionSpace, MemorySpace>(space, coefficients.window(),
                                                                  options.max_fused_steps);
@@ -302,14 +306,23 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
       // The ranked ones too: the run may switch to its runner-up.
       auto const ranked = std::ranges::find_if_not(
           cached->ranking, [&](BackendRate const& rate) { return candidate(rate.backend); });
-      if (candidate(cached->backend) && ranked == cached->ranking.end()) {
+      // Each of this run's candidates rated: an entry made where the windows' halo ruled
+      // one out (a distributed run's) does not answer a run that may take it.
+      auto const unrated = std::ranges::find_if(candidates, [&](auto const& b) {
+        return std::ranges::none_of(
+            cached->ranking, [&](BackendRate const& rate) { return rate.backend == b.name; });
+      });
+      bool const usable = candidate(cached->backend) && ranked == cached->ranking.end();
+      if (usable && unrated == candidates.end()) {
         plan.backend = cached->backend;
         plan.ranking = std::move(cached->ranking);
         plan.from_cache = true;
         plan.cache_file = plan_cache_file(options.cache_directory, plan.key);
         return planned;
       }
-      std::string const& excluded = candidate(cached->backend) ? ranked->backend : cached->backend;
+      std::string const excluded = usable                       ? std::string()
+                                   : candidate(cached->backend) ? ranked->backend
+                                                                : cached->backend;
       auto const why = [&]() -> std::string {
         if (!has_backend<ExecutionSpace, MemorySpace>(excluded)) {
           return "is not one of this space's";
@@ -325,8 +338,10 @@ PlannedStepper<ExecutionSpace, MemorySpace> plan_stepper(
                std::to_string(options.max_fused_steps) +
                (options.max_fused_steps == 1 ? " cell allows" : " cells allows");
       };
-      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() + ": backend '" +
-                           excluded + "' " + why());
+      plan.notes.push_back("ignored the plan cache entry for " + plan.key.text() +
+                           (usable ? ": it has no rate for '" + std::string(unrated->name) +
+                                         "', a candidate here (made by a run that could not try it)"
+                                   : ": backend '" + excluded + "' " + why()));
     }
   }
   auto const start = std::chrono::steady_clock::now();
@@ -371,7 +386,7 @@ Plan plan_backend(ExecutionSpace const& space, Scene const& scene, Window const&
   PREFIX std::string detail::device_name<SPACE>(SPACE const&);                                    \
   PREFIX std::vector<Backend<SPACE, SPACE::memory_space>>                                         \
   detail::plan_candidates<SPACE, SPACE::memory_space>(int);                                       \
-  PREFIX PlanKey plan_key<SPACE, SPACE::memory_space>(SPACE const&, Window const&);               \
+  PREFIX PlanKey plan_key<SPACE, SPACE::memory_space>(SPACE const&, Window const&, int);          \
   PREFIX std::string estimate_backend<SPACE, SPACE::memory_space>(SPACE const&, Window const&,    \
                                                                   int);                           \
   PREFIX detail::Trial<SPACE, SPACE::memory_space> detail::run_trial<SPACE, SPACE::memory_space>( \

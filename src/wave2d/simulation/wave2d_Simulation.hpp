@@ -338,6 +338,10 @@ class Simulation {
     bool runner_warm = false;            // the runner-up's first sample is not counted
     std::unique_ptr<Stepper<ExecutionSpace, MemorySpace>> other;  // the runner-up's, on trial
     std::filesystem::path cache_directory;
+    // The run's advance() calls once the samples are sized, and their steps: a run that
+    // stops every few steps for its outputs measures rates of its own, not the grid's.
+    std::int64_t calls = 0;
+    std::int64_t called_steps = 0;
   };
 
   // The fastest of the plan's ranking but the backend chosen, if any.
@@ -430,6 +434,18 @@ class Simulation {
     }
     std::filesystem::path const& folder = check_->cache_directory;
     if (folder.empty() || plan.mode == PlanMode::estimate) return;
+    // Calls of under a quarter of a sample on average: stops for outputs every few steps,
+    // which cost a backend fusing many steps a pass more than one fusing none.
+    ChoiceCheck const& check = *check_;
+    if (check.calls > 0 && 4 * check.called_steps < check.calls * check.sample) {
+      if (plan.switched) {
+        std::int64_t const steps = check.called_steps / check.calls;
+        plan.switched->not_kept = "the run stepped " + std::to_string(steps) +
+                                  (steps == 1 ? " step" : " steps") +
+                                  " at a time between its outputs, unlike most runs";
+      }
+      return;
+    }
     auto const not_kept = write_cached_plan(folder, plan.key, {plan.backend, plan.ranking});
     if (plan.switched) {
       plan.switched->cache_corrected = !not_kept;
@@ -554,6 +570,10 @@ void Simulation<ExecutionSpace, MemorySpace>::advance(ExecutionSpace const& spac
   std::int64_t const last = step_after("wave2d::Simulation::advance", n_steps);
   Kokkos::Profiling::ScopedRegion region("wave2d::Simulation::advance");
   reserve_trace(space, last - trace_first_step_ + 1);
+  if (check_ && check_->sized) {
+    ++check_->calls;
+    check_->called_steps += n_steps;
+  }
   while (check_ && n_steps > 0) n_steps -= check_choice(space, n_steps);
   if (n_steps > 0) stepper_->advance(space, fields_, n_steps, trace_target());
 }

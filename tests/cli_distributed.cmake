@@ -201,6 +201,23 @@ foreach(case "3x3;do not make a job of" "1x${RANKS};the ranks were given other s
   endif()
 endforeach()
 
+# Ranks given other runs (here another step count) fail together too, at once.
+set(rank_1_other "if [ ${rank} = 1 ]; then exec \"\$0\" \"\$@\" --steps 5; fi; exec \"\$0\" \"\$@\" --steps 4")
+execute_process(COMMAND ${MPIEXEC} -n ${RANKS} --oversubscribe --bind-to none
+                        sh -c "${rank_1_other}" ${CLI} run --scene double-slit-small
+                        --ranks ${RANKS}x1 --output other
+                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE status ERROR_VARIABLE errors
+                OUTPUT_VARIABLE out TIMEOUT 120)
+string(REGEX MATCHALL "wave2d: error:" said "${errors}")
+list(LENGTH said times)
+if(NOT status EQUAL 2 OR NOT times EQUAL 1 OR
+   NOT errors MATCHES "rank 1: the ranks were given other runs: rank 0 [^\n]* 4 steps, [^\n]*this rank [^\n]* 5 steps")
+  message(FATAL_ERROR "rank 1 given --steps 5: status ${status}, ${times} errors: ${errors}${out}")
+endif()
+if(EXISTS ${WORK}/other)
+  message(FATAL_ERROR "ranks given other runs left their output folder")
+endif()
+
 # Ranks that share the cores unbound take a share each, unless a thread count is given (on
 # OpenMP; Serial has one thread).
 execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_NUM_THREADS --unset=OMP_THREAD_LIMIT

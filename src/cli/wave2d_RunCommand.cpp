@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -248,6 +249,40 @@ void simulate(CheckedExperiment checked, Request const& request, RunOptions cons
 }
 
 #if defined(WAVE2D_HAVE_MPI)
+// What a rank was asked to run, the same text on every rank of one run: the grid and a
+// digest of all the scene holds, the steps, the backend and space, the outputs' periods,
+// the checkpoint resumed. Ranks given other runs would wait on each other in MPI.
+std::string run_identity(CheckedExperiment const& checked) {
+  Experiment const& e = checked.experiment;
+  Scene const& s = e.scene;
+  std::string bytes;
+  auto const add = [&](auto const& value) {
+    bytes.append(reinterpret_cast<char const*>(&value), sizeof(value));
+  };
+  for (float value : {s.c, s.dx, s.dt, s.t0, s.damping.width, s.damping.strength}) add(value);
+  add(s.walls.size());
+  bytes.append(reinterpret_cast<char const*>(s.walls.data()), s.walls.size());
+  add(s.speed.size());
+  bytes.append(reinterpret_cast<char const*>(s.speed.data()), s.speed.size() * sizeof(float));
+  for (Source const& source : s.sources) {
+    for (auto value : {source.x, source.y, std::int32_t(source.waveform.shape)}) add(value);
+    for (float value :
+         {source.waveform.amplitude, source.waveform.frequency, source.waveform.delay}) {
+      add(value);
+    }
+  }
+  for (Receiver const& receiver : s.receivers) {
+    add(receiver.x);
+    add(receiver.y);
+  }
+  std::ostringstream text;
+  text << s.nx << " x " << s.ny << " cells (digest " << std::hex << std::hash<std::string>{}(bytes)
+       << std::dec << "), " << checked.steps << " steps, " << e.backend << " on " << e.space;
+  for (std::int64_t every : checked.periods()) text << ", every " << every;
+  if (e.resume) text << ", resuming " << e.resume->string();
+  return text.str();
+}
+
 struct MpiScope {  // MPI for the length of a distributed run
   MpiScope() { MPI_Init(nullptr, nullptr); }
   ~MpiScope() { MPI_Finalize(); }
@@ -261,6 +296,19 @@ template <class ExecutionSpace>
 void simulate_distributed(CheckedExperiment checked, Request const& request,
                           RunOptions const& options, std::vector<char*> kokkos_arguments) {
   Processes const processes = processes_of(MPI_COMM_WORLD);
+  std::string const asked = run_identity(checked);
+  std::string first_asked = asked;
+  processes.broadcast(first_asked);
+  try {
+    processes.agree([&] {
+      if (asked != first_asked) {
+        throw std::invalid_argument("the ranks were given other runs: rank 0 " + first_asked +
+                                    ", this rank " + asked);
+      }
+    });
+  } catch (std::invalid_argument const& e) {
+    throw InputError(e.what());
+  }
   typename DistributedSimulation<ExecutionSpace>::Options split;
   split.ranks = *options.ranks;
   if (options.overlap) split.overlap = *options.overlap;

@@ -429,6 +429,7 @@ TEST(Plan, RatesAreSaidToAtMostThreeSignificantDigits) {
   EXPECT_EQ(rate_text(0.011), "0.011");
   EXPECT_EQ(rate_text(13.84), "13.8");
   EXPECT_EQ(rate_text(1006.4), "1006");
+  EXPECT_EQ(rate_text(1.7976931348623157e308), "1.8e+308");  // a hand-made entry's, whole
 }
 
 // The cache's entries, written and read without Kokkos.

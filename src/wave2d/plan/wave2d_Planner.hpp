@@ -36,7 +36,10 @@ namespace wave2d {
 // 100 up: "1006", "13.8", "3", "0.0412".
 inline std::string rate_text(double gcells_per_second) {
   char text[32];
-  std::snprintf(text, sizeof text, gcells_per_second >= 100.0 ? "%.0f" : "%.3g", gcells_per_second);
+  // Whole numbers from 100 on, but for rates no device reaches (a hand-made cache entry's):
+  // "%.0f" of 1e308 does not fit.
+  bool const whole = gcells_per_second >= 100.0 && gcells_per_second < 1e9;
+  std::snprintf(text, sizeof text, whole ? "%.0f" : "%.3g", gcells_per_second);
   return text;
 }
 

@@ -437,7 +437,8 @@ class Simulation {
     // Calls of under a quarter of a sample on average: stops for outputs every few steps,
     // which cost a backend fusing many steps a pass more than one fusing none.
     ChoiceCheck const& check = *check_;
-    if (check.calls > 0 && 4 * check.called_steps < check.calls * check.sample) {
+    if (check.calls > 0 &&
+        4.0 * double(check.called_steps) < double(check.calls) * double(check.sample)) {
       if (plan.switched) {
         std::int64_t const steps = check.called_steps / check.calls;
         plan.switched->not_kept = "the run stepped " + std::to_string(steps) +
@@ -572,7 +573,7 @@ void Simulation<ExecutionSpace, MemorySpace>::advance(ExecutionSpace const& spac
   reserve_trace(space, last - trace_first_step_ + 1);
   if (check_ && check_->sized) {
     ++check_->calls;
-    check_->called_steps += n_steps;
+    check_->called_steps = std::min(check_->called_steps, max_steps - n_steps) + n_steps;
   }
   while (check_ && n_steps > 0) n_steps -= check_choice(space, n_steps);
   if (n_steps > 0) stepper_->advance(space, fields_, n_steps, trace_target());

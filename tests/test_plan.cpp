@@ -63,6 +63,24 @@ bool write_overrated_plan(ExecutionSpace const& space, fs::path const& cache, Sc
                            notes);
 }
 
+// `initial` set at step 5, then `chunk` steps a call until the run's check of auto's choice
+// has ended (the plan's rates measured, below write_overrated_plan's) or 200000 steps have
+// passed: the steps advanced.
+template <class ExecutionSpace>
+std::int64_t advance_until_checked(ExecutionSpace const& space,
+                                   Simulation<ExecutionSpace>& simulation, HostPair const& initial,
+                                   std::int64_t chunk) {
+  run_from(space, simulation, initial, 5, chunk);
+  std::int64_t steps = chunk;
+  Plan const& plan = *simulation.plan();
+  while (plan.ranking.front().gcells_per_second >= 100.0 && steps < 200000) {
+    simulation.advance(space, chunk);
+    steps += chunk;
+  }
+  space.fence();
+  return steps;
+}
+
 void expect_bitwise(HostPair const& expected, HostPair const& got, std::string const& what) {
   ASSERT_EQ(expected.previous.size(), got.previous.size()) << what;
   for (std::size_t i = 0; i < expected.current.size(); ++i) {
@@ -179,15 +197,8 @@ TEST_P(AutoTest, TheRunChecksItsChoiceAndSwitchesWhenClearlySlower) {
       ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
       // Advanced in chunks of a run's length (its samples last milliseconds: at most a few
       // hundred steps here), so a faster machine takes more chunks.
-      std::int64_t const chunk = 1000;
-      std::int64_t steps = chunk;
-      run_from(space, simulation, initial, 5, chunk);
+      std::int64_t const steps = advance_until_checked(space, simulation, initial, 1000);
       Plan const& plan = *simulation.plan();
-      while (plan.ranking.front().gcells_per_second >= 100.0 && steps < 200000) {
-        simulation.advance(space, chunk);
-        steps += chunk;
-      }
-      space.fence();
       HostPair const got{to_host<ExecutionSpace>(simulation.previous()),
                          to_host<ExecutionSpace>(simulation.current())};
       std::string const configuration = simulation.configuration();
@@ -246,12 +257,8 @@ TEST_P(AutoTest, ARunSteppingAStepACallKeepsNoCorrection) {
       Scene const scene = busy_scene(700, 500, 4);
       ASSERT_TRUE(write_overrated_plan(space, cache, scene));
       Simulation<ExecutionSpace> simulation(space, scene, "auto", {}, {.cache_directory = cache});
-      run_from(space, simulation, random_pair(scene, 14), 5, 1);
+      advance_until_checked(space, simulation, random_pair(scene, 14), 1);
       Plan const& plan = *simulation.plan();
-      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 100000; ++call) {
-        simulation.advance(space, 1);
-      }
-      space.fence();
       ASSERT_LT(plan.ranking.front().gcells_per_second, 100.0) << "the check did not end";
       if (plan.switched) {
         EXPECT_FALSE(plan.switched->cache_corrected);
@@ -284,12 +291,8 @@ TEST_P(AutoTest, ASwitchThePlanCacheCannotKeepSaysWhy) {
       ASSERT_EQ(simulation.backend(), "kokkos-mdrange");
       fs::remove_all(cache);
       std::ofstream(cache) << "x";
-      run_from(space, simulation, random_pair(scene, 14), 5, 1000);
+      advance_until_checked(space, simulation, random_pair(scene, 14), 1000);
       Plan const& plan = *simulation.plan();
-      for (int call = 0; plan.ranking.front().gcells_per_second >= 100.0 && call < 200; ++call) {
-        simulation.advance(space, 1000);
-      }
-      space.fence();
       fs::remove(cache);
       ASSERT_LT(plan.ranking.front().gcells_per_second, 100.0) << "the check did not end";
       std::string const cannot = "the plan is not kept: cannot make " + cache.string() + ": ";
